@@ -1,0 +1,16 @@
+//! tensor-lint-analyzer: everything tensor-lint knows about a program.
+//!
+//! Reads Rust source (never compiles or runs it), lowers it to a small tensor IR and
+//! computes facts over it: allocation states, liveness, which roots a view reaches, and,
+//! through the alias oracle, whether two strided views can touch the same bytes.
+//!
+//! Invariants:
+//! - Depends on syntax (syn) and the solver (z3) only; it knows nothing of lints,
+//!   levels or rendering.
+//! - Never panics on input: unparsable files, huge literals and deep nesting become
+//!   [`source::SourceError`]s or unknown values; solver time-outs become "may alias".
+//! - Deterministic: the same files give the same facts in the same order.
+
+pub mod source;
+pub mod oracle;
+pub mod syntax;

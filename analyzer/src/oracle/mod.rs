@@ -1,0 +1,1 @@
+//! The alias oracle: whether two strided views can reach the same memory.

@@ -1,0 +1,1 @@
+//! tensor-lint: annotations for tensor-lint.
