@@ -2,6 +2,22 @@
 
 use crate::source::{FileId, SourceError, Span};
 
+/// A parsed file of a crate, with the module path it is mounted at
+/// (`[]` for the crate root, `["voxel", "grid"]` for `src/voxel/grid.rs`).
+#[derive(Debug)]
+pub struct ParsedFile {
+    pub file: FileId,
+    pub module_path: Vec<String>,
+    pub ast: syn::File,
+}
+
+/// The files of one crate (one cargo target, or one loose file), root first.
+#[derive(Debug, Default)]
+pub struct CrateSources {
+    pub name: String,
+    pub files: Vec<ParsedFile>,
+}
+
 /// Parses `text` (the contents of `file`) as a Rust source file.
 ///
 /// A leading shebang and a byte-order mark are accepted, as rustc accepts them.
