@@ -12,5 +12,6 @@
 //! - Deterministic: the same files give the same facts in the same order.
 
 pub mod source;
+pub mod lexical;
 pub mod oracle;
 pub mod syntax;

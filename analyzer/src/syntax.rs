@@ -1,6 +1,10 @@
 //! Parsing one file with syn, turning syntax errors into [`SourceError`]s.
 
-use crate::source::{FileId, SourceError, Span};
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use crate::lexical::DelimiterError;
+use crate::source::{FileId, SourceError, SourceMap, Span};
 
 /// A parsed file of a crate, with the module path it is mounted at
 /// (`[]` for the crate root, `["voxel", "grid"]` for `src/voxel/grid.rs`).
@@ -23,21 +27,310 @@ pub struct CrateSources {
 /// A leading shebang and a byte-order mark are accepted, as rustc accepts them.
 pub fn parse_file(file: FileId, text: &str) -> Result<syn::File, SourceError> {
     syn::parse_file(text).map_err(|err| {
-        let span = Span::from_proc_macro(file, err.span());
-        // syn reports "unexpected end of input" with an empty span at the end; widen it
-        // to the last character so that every renderer has something to underline.
-        let span = if span.lo == span.hi && span.lo as usize >= text.len() && !text.is_empty() {
-            let last = text.char_indices().last().map_or(0, |(i, _)| i);
-            Span::new(file, last, text.len())
-        } else {
-            span
-        };
+        // The tokenizer fails with one message for every lexical problem; find the
+        // delimiter or literal at fault ourselves so the error points at it.
+        if let Some(problem) = crate::lexical::scan(text, |_| {}) {
+            return delimiter_error(file, text, problem);
+        }
+        let span = widen_empty(file, text, Span::from_proc_macro(file, err.span()));
         SourceError {
             span,
             message: format!("this file does not parse as Rust: {err}"),
             label: err.to_string(),
         }
     })
+}
+
+fn delimiter_error(file: FileId, text: &str, problem: DelimiterError) -> SourceError {
+    let one_char = |at: usize| widen_empty(file, text, Span::new(file, at, at));
+    match problem {
+        DelimiterError::Unclosed { open } => SourceError {
+            span: one_char(open),
+            message: "this file contains an unclosed delimiter".into(),
+            label: "unclosed delimiter".into(),
+        },
+        DelimiterError::Mismatched { close, open } => SourceError {
+            span: one_char(close),
+            message: "mismatched closing delimiter".into(),
+            label: match open {
+                Some(open) => {
+                    let open_char = text[open..].chars().next().unwrap_or('(');
+                    format!("does not close the `{open_char}` opened at byte {open}")
+                }
+                None => "nothing is open here".into(),
+            },
+        },
+        DelimiterError::Unterminated { start } => SourceError {
+            span: one_char(start),
+            message: "this file contains an unterminated literal or comment".into(),
+            label: "starts here and runs to the end of the file".into(),
+        },
+    }
+}
+
+/// Empty spans (an error "at the end of input") become the character at that place, or
+/// the last character of the file, so that every renderer has something to underline.
+fn widen_empty(file: FileId, text: &str, span: Span) -> Span {
+    if span.lo != span.hi || text.is_empty() {
+        return span;
+    }
+    let at = (span.lo as usize).min(text.len());
+    match text[at..].chars().next() {
+        Some(c) => Span::new(file, at, at + c.len_utf8()),
+        None => {
+            let last = text.char_indices().last().map_or(0, |(i, _)| i);
+            Span::new(file, last, text.len())
+        }
+    }
+}
+
+/// Reads and parses a crate from its root file, following `mod NAME;` declarations as
+/// rustc does (`NAME.rs` or `NAME/mod.rs`, `#[path = "…"]`, inline `mod` blocks).
+///
+/// Every file that cannot be read or parsed becomes a [`SourceError`] and the rest of the
+/// crate is still loaded. `display` turns a path into the name shown to the user;
+/// `excluded` says whether a file is skipped (its child modules with it).
+pub fn load_crate(
+    name: &str,
+    root: &Path,
+    sources: &mut SourceMap,
+    display: &dyn Fn(&Path) -> String,
+    excluded: &dyn Fn(&Path) -> bool,
+) -> (CrateSources, Vec<SourceError>) {
+    let mut loader = Loader {
+        sources,
+        display,
+        excluded,
+        seen: HashSet::new(),
+        errors: Vec::new(),
+    };
+    let mut krate = CrateSources {
+        name: name.to_string(),
+        files: Vec::new(),
+    };
+    let mut pending = vec![Pending {
+        path: root.to_path_buf(),
+        module_path: Vec::new(),
+        dir: ModDir::Sibling,
+        declared_at: None,
+    }];
+    while let Some(next) = pending.pop() {
+        if let Some(parsed) = loader.load(&next) {
+            let dir = child_dir(&next.path, next.dir);
+            let mut children = Vec::new();
+            collect_out_of_line_mods(
+                &parsed.ast.items,
+                parsed.file,
+                &dir,
+                &parsed.module_path,
+                &mut children,
+            );
+            // Depth-first in source order: push reversed so the first `mod` is loaded first.
+            for child in children.into_iter().rev() {
+                match resolve_mod_file(&child) {
+                    Some(path) => pending.push(Pending {
+                        path,
+                        module_path: child.module_path,
+                        dir: child.next_dir,
+                        declared_at: Some(child.span),
+                    }),
+                    None => loader.errors.push(SourceError {
+                        span: child.span,
+                        message: format!("file not found for module `{}`", child.name),
+                        label: format!(
+                            "expected `{}` or `{}`",
+                            (display)(&child.dir.join(format!("{}.rs", child.name))),
+                            (display)(&child.dir.join(&child.name).join("mod.rs"))
+                        ),
+                    }),
+                }
+            }
+            krate.files.push(parsed);
+        }
+    }
+    (krate, loader.errors)
+}
+
+/// Where the children of a module file live: beside it (crate roots, `mod.rs`, files
+/// named by `#[path]`) or in a folder named after it (`foo.rs` → `foo/`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ModDir {
+    Sibling,
+    Own,
+}
+
+struct Pending {
+    path: PathBuf,
+    module_path: Vec<String>,
+    dir: ModDir,
+    declared_at: Option<Span>,
+}
+
+struct ChildMod {
+    name: String,
+    module_path: Vec<String>,
+    dir: PathBuf,
+    path_attr: Option<String>,
+    next_dir: ModDir,
+    span: Span,
+}
+
+struct Loader<'a> {
+    sources: &'a mut SourceMap,
+    display: &'a dyn Fn(&Path) -> String,
+    excluded: &'a dyn Fn(&Path) -> bool,
+    /// Canonical paths already loaded: a file mounted twice or a symlink loop is read once.
+    seen: HashSet<PathBuf>,
+    errors: Vec<SourceError>,
+}
+
+impl Loader<'_> {
+    fn load(&mut self, pending: &Pending) -> Option<ParsedFile> {
+        let path = &pending.path;
+        if (self.excluded)(path) {
+            return None;
+        }
+        let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
+        if !self.seen.insert(canonical) {
+            return None;
+        }
+        let display = (self.display)(path);
+        let bytes = match std::fs::read(path) {
+            Ok(bytes) => bytes,
+            Err(err) => {
+                let message = format!("cannot read `{display}`: {err}");
+                let span = pending.declared_at.unwrap_or_else(|| {
+                    let id = self
+                        .sources
+                        .add(path.clone(), display.clone(), String::new());
+                    Span::new(id, 0, 0)
+                });
+                self.errors.push(SourceError {
+                    span,
+                    message,
+                    label: "this module's file cannot be read".into(),
+                });
+                return None;
+            }
+        };
+        let (text, invalid_at) = match String::from_utf8(bytes) {
+            Ok(text) => (text, None),
+            Err(err) => {
+                let valid = err.utf8_error().valid_up_to();
+                (
+                    String::from_utf8_lossy(err.as_bytes()).into_owned(),
+                    Some(valid),
+                )
+            }
+        };
+        let id = self.sources.add(path.clone(), display.clone(), text);
+        if let Some(at) = invalid_at {
+            let file = self.sources.get(id);
+            let end = file.text[at..]
+                .chars()
+                .next()
+                .map_or(at, |c| at + c.len_utf8());
+            self.errors.push(SourceError {
+                span: Span::new(id, at, end),
+                message: format!("`{display}` is not valid UTF-8"),
+                label: "invalid UTF-8 here".into(),
+            });
+            return None;
+        }
+        match parse_file(id, &self.sources.get(id).text) {
+            Ok(ast) => Some(ParsedFile {
+                file: id,
+                module_path: pending.module_path.clone(),
+                ast,
+            }),
+            Err(err) => {
+                self.errors.push(err);
+                None
+            }
+        }
+    }
+}
+
+fn child_dir(path: &Path, dir: ModDir) -> PathBuf {
+    let parent = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    match dir {
+        ModDir::Sibling => parent,
+        ModDir::Own => match path.file_stem() {
+            Some(stem) => parent.join(stem),
+            None => parent,
+        },
+    }
+}
+
+fn collect_out_of_line_mods(
+    items: &[syn::Item],
+    file: FileId,
+    dir: &Path,
+    module_path: &[String],
+    out: &mut Vec<ChildMod>,
+) {
+    for item in items {
+        let syn::Item::Mod(module) = item else {
+            continue;
+        };
+        let name = module.ident.to_string();
+        let mut child_path = module_path.to_vec();
+        child_path.push(name.clone());
+        let path_attr = path_attribute(&module.attrs);
+        match &module.content {
+            Some((_, inner)) => {
+                // Out-of-line children of an inline module live in a folder named after it
+                // (or at its `#[path]`).
+                let inner_dir = match &path_attr {
+                    Some(p) => dir.join(p),
+                    None => dir.join(&name),
+                };
+                collect_out_of_line_mods(inner, file, &inner_dir, &child_path, out);
+            }
+            None => out.push(ChildMod {
+                next_dir: if path_attr.is_some() {
+                    ModDir::Sibling
+                } else {
+                    ModDir::Own
+                },
+                name,
+                module_path: child_path,
+                dir: dir.to_path_buf(),
+                path_attr,
+                span: Span::from_proc_macro(file, syn::spanned::Spanned::span(module)),
+            }),
+        }
+    }
+}
+
+fn path_attribute(attrs: &[syn::Attribute]) -> Option<String> {
+    attrs.iter().find_map(|attr| {
+        let syn::Meta::NameValue(nv) = &attr.meta else {
+            return None;
+        };
+        if !nv.path.is_ident("path") {
+            return None;
+        }
+        match &nv.value {
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(s),
+                ..
+            }) => Some(s.value()),
+            _ => None,
+        }
+    })
+}
+
+fn resolve_mod_file(child: &ChildMod) -> Option<PathBuf> {
+    if let Some(p) = &child.path_attr {
+        return Some(child.dir.join(p));
+    }
+    let flat = child.dir.join(format!("{}.rs", child.name));
+    if flat.is_file() {
+        return Some(flat);
+    }
+    let nested = child.dir.join(&child.name).join("mod.rs");
+    nested.is_file().then_some(nested)
 }
 
 #[cfg(test)]
@@ -62,5 +355,106 @@ mod tests {
     #[test]
     fn valid_file_parses() {
         assert!(parse_file(FileId(0), "#!/usr/bin/env run\nfn f() {}\n").is_ok());
+    }
+
+    fn temp_crate(files: &[(&str, &str)]) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!(
+            "tensor-lint-load-{}-{}",
+            std::process::id(),
+            files.iter().map(|(p, _)| p.len()).sum::<usize>() * 31 + files.len()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        for (path, text) in files {
+            let path = dir.join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        dir
+    }
+
+    fn load(dir: &Path) -> (CrateSources, Vec<SourceError>, SourceMap) {
+        let mut sources = SourceMap::new();
+        let base = dir.to_path_buf();
+        let display = move |p: &Path| p.strip_prefix(&base).unwrap_or(p).display().to_string();
+        let (krate, errors) = load_crate(
+            "demo",
+            &dir.join("src/lib.rs"),
+            &mut sources,
+            &display,
+            &|_| false,
+        );
+        (krate, errors, sources)
+    }
+
+    #[test]
+    fn loader_follows_mod_declarations_like_rustc() {
+        let dir = temp_crate(&[
+            ("src/lib.rs", "mod voxel;\nmod features;\nmod inline { mod deep; }\n#[path = \"other/x.rs\"]\nmod renamed;\n"),
+            ("src/voxel.rs", "mod grid;\n"),
+            ("src/voxel/grid.rs", "fn g() {}\n"),
+            ("src/features/mod.rs", "fn f() {}\n"),
+            ("src/inline/deep.rs", "fn d() {}\n"),
+            ("src/other/x.rs", "fn x() {}\n"),
+        ]);
+        let (krate, errors, sources) = load(&dir);
+        assert!(errors.is_empty(), "{errors:?}");
+        let mounted: Vec<(String, String)> = krate
+            .files
+            .iter()
+            .map(|f| {
+                (
+                    sources.get(f.file).display.clone(),
+                    f.module_path.join("::"),
+                )
+            })
+            .collect();
+        assert_eq!(
+            mounted,
+            [
+                ("src/lib.rs", ""),
+                ("src/voxel.rs", "voxel"),
+                ("src/voxel/grid.rs", "voxel::grid"),
+                ("src/features/mod.rs", "features"),
+                ("src/inline/deep.rs", "inline::deep"),
+                ("src/other/x.rs", "renamed"),
+            ]
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+        );
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[test]
+    fn loader_reports_bad_files_and_keeps_going() {
+        let dir = temp_crate(&[
+            ("src/lib.rs", "mod broken;\nmod missing;\nmod fine;\n"),
+            ("src/broken.rs", "fn ( {\n"),
+            ("src/fine.rs", "fn ok() {}\n"),
+        ]);
+        let (krate, errors, sources) = load(&dir);
+        let loaded: Vec<_> = krate
+            .files
+            .iter()
+            .map(|f| sources.get(f.file).display.clone())
+            .collect();
+        assert_eq!(loaded, ["src/lib.rs", "src/fine.rs"]);
+        assert_eq!(errors.len(), 2, "{errors:?}");
+        assert!(errors
+            .iter()
+            .any(|e| e.message == "file not found for module `missing`"));
+        assert!(errors
+            .iter()
+            .any(|e| sources.get(e.span.file).display == "src/broken.rs"));
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[test]
+    fn loader_reports_invalid_utf8_at_the_first_bad_byte() {
+        let dir = temp_crate(&[("src/lib.rs", "mod bin;\n")]);
+        std::fs::write(dir.join("src/bin.rs"), b"fn a() {}\n// \xff\n").unwrap();
+        let (_, errors, _) = load(&dir);
+        assert_eq!(errors.len(), 1);
+        assert_eq!(errors[0].span.lo, 13);
+        assert!(errors[0].message.ends_with("is not valid UTF-8"));
+        let _ = std::fs::remove_dir_all(dir);
     }
 }
