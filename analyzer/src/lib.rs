@@ -12,6 +12,7 @@
 //! - Deterministic: the same files give the same facts in the same order.
 
 pub mod source;
+pub mod suppress;
 pub mod lexical;
 pub mod oracle;
 pub mod syntax;

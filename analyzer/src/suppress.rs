@@ -1,0 +1,388 @@
+//! Where the user silenced findings: `#[tensor_lint::allow(…)]` on items and
+//! `// tensor-lint: allow(…)` on the line before a statement.
+//!
+//! The analyzer does not know which lint names exist; it returns the names as written,
+//! with their spans, and the caller checks them.
+
+use syn::spanned::Spanned;
+use syn::visit::Visit;
+
+use crate::source::{FileId, SourceError, SourceFile, Span};
+
+/// A lint name as written in an allow, with its place.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AllowedName {
+    pub name: String,
+    pub span: Span,
+}
+
+/// Findings of `names` whose primary span starts inside `region` are silenced.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AllowRegion {
+    pub region: Span,
+    pub names: Vec<AllowedName>,
+}
+
+/// The allows of one file, and the malformed ones as errors.
+pub fn collect(file: &SourceFile, ast: &syn::File) -> (Vec<AllowRegion>, Vec<SourceError>) {
+    let mut collector = Collector {
+        file: file.id,
+        regions: Vec::new(),
+        errors: Vec::new(),
+        starts: Vec::new(),
+    };
+    collector.visit_file(ast);
+    let comments = comment_allows(file, &mut collector.errors);
+    for (line, names) in comments {
+        // The region is the outermost statement or item starting on the next line that
+        // has code; an allow before nothing silences nothing.
+        let Some(target_line) = next_code_line(file, line) else {
+            continue;
+        };
+        let start = file.line_start(target_line);
+        let end = file.line_start(target_line + 1);
+        let region = collector
+            .starts
+            .iter()
+            .filter(|span| (span.lo as usize) >= start && (span.lo as usize) < end)
+            .max_by_key(|span| (span.hi - span.lo, std::cmp::Reverse(span.lo)))
+            .copied()
+            .unwrap_or_else(|| Span::new(file.id, start, end));
+        collector.regions.push(AllowRegion { region, names });
+    }
+    (collector.regions, collector.errors)
+}
+
+struct Collector {
+    file: FileId,
+    regions: Vec<AllowRegion>,
+    errors: Vec<SourceError>,
+    /// Spans of statements and items: what a comment allow can cover.
+    starts: Vec<Span>,
+}
+
+impl Collector {
+    fn span(&self, node: &impl Spanned) -> Span {
+        Span::from_proc_macro(self.file, node.span())
+    }
+
+    fn attrs(&mut self, attrs: &[syn::Attribute], item: Span) {
+        for attr in attrs {
+            if !is_tensor_lint_allow(attr.path()) {
+                continue;
+            }
+            match attr.parse_args_with(
+                syn::punctuated::Punctuated::<syn::Path, syn::Token![,]>::parse_terminated,
+            ) {
+                Ok(paths) if !paths.is_empty() => {
+                    let names = paths
+                        .iter()
+                        .map(|p| AllowedName {
+                            name: path_text(p),
+                            span: self.span(p),
+                        })
+                        .collect();
+                    self.regions.push(AllowRegion {
+                        region: item,
+                        names,
+                    });
+                }
+                Ok(_) => self.errors.push(SourceError {
+                    span: self.span(attr),
+                    message: "`tensor_lint::allow` needs at least one lint name".into(),
+                    label: "expected `allow(LINT, …)`".into(),
+                }),
+                Err(err) => self.errors.push(SourceError {
+                    span: Span::from_proc_macro(self.file, err.span()),
+                    message: format!("malformed `tensor_lint::allow`: {err}"),
+                    label: "expected a lint name".into(),
+                }),
+            }
+        }
+    }
+}
+
+fn is_tensor_lint_allow(path: &syn::Path) -> bool {
+    let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    segments == ["tensor_lint", "allow"]
+}
+
+fn path_text(path: &syn::Path) -> String {
+    path.segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect::<Vec<_>>()
+        .join("::")
+}
+
+macro_rules! visit_item_kinds {
+    ($($method:ident($ty:ty) => $walk:path;)*) => {
+        $(
+            fn $method(&mut self, node: &'ast $ty) {
+                let span = self.span(node);
+                self.attrs(&node.attrs, span);
+                self.starts.push(span);
+                $walk(self, node);
+            }
+        )*
+    };
+}
+
+impl<'ast> Visit<'ast> for Collector {
+    fn visit_item(&mut self, item: &'ast syn::Item) {
+        let span = self.span(item);
+        if let Some(attrs) = item_attrs(item) {
+            self.attrs(attrs, span);
+        }
+        self.starts.push(span);
+        syn::visit::visit_item(self, item);
+    }
+
+    fn visit_stmt(&mut self, stmt: &'ast syn::Stmt) {
+        self.starts.push(self.span(stmt));
+        syn::visit::visit_stmt(self, stmt);
+    }
+
+    visit_item_kinds! {
+        visit_impl_item_fn(syn::ImplItemFn) => syn::visit::visit_impl_item_fn;
+        visit_impl_item_const(syn::ImplItemConst) => syn::visit::visit_impl_item_const;
+        visit_trait_item_fn(syn::TraitItemFn) => syn::visit::visit_trait_item_fn;
+        visit_arm(syn::Arm) => syn::visit::visit_arm;
+        visit_field(syn::Field) => syn::visit::visit_field;
+    }
+}
+
+fn item_attrs(item: &syn::Item) -> Option<&[syn::Attribute]> {
+    use syn::Item::*;
+    Some(match item {
+        Const(i) => &i.attrs,
+        Enum(i) => &i.attrs,
+        ExternCrate(i) => &i.attrs,
+        Fn(i) => &i.attrs,
+        ForeignMod(i) => &i.attrs,
+        Impl(i) => &i.attrs,
+        Macro(i) => &i.attrs,
+        Mod(i) => &i.attrs,
+        Static(i) => &i.attrs,
+        Struct(i) => &i.attrs,
+        Trait(i) => &i.attrs,
+        TraitAlias(i) => &i.attrs,
+        Type(i) => &i.attrs,
+        Union(i) => &i.attrs,
+        Use(i) => &i.attrs,
+        _ => return None,
+    })
+}
+
+const COMMENT_PREFIX: &str = "tensor-lint:";
+
+/// `// tensor-lint: allow(a, b)` comments: the 0-based line of each and its names.
+fn comment_allows(
+    file: &SourceFile,
+    errors: &mut Vec<SourceError>,
+) -> Vec<(usize, Vec<AllowedName>)> {
+    let mut found = Vec::new();
+    crate::lexical::scan(&file.text, |comment| {
+        let body = comment.text.trim_start();
+        let Some(rest) = body.strip_prefix(COMMENT_PREFIX) else {
+            return;
+        };
+        let body_at = comment.start + 2 + (comment.text.len() - body.len());
+        let rest_at = body_at + COMMENT_PREFIX.len();
+        match parse_comment_allow(rest, rest_at, file.id) {
+            Ok(names) => found.push((file.line_index(comment.start), names)),
+            Err((lo, hi, label)) => errors.push(SourceError {
+                span: Span::new(file.id, lo, hi),
+                message: "malformed `tensor-lint:` comment".into(),
+                label,
+            }),
+        }
+    });
+    found
+}
+
+/// Parses ` allow(name, name)` (what follows `tensor-lint:`); `at` is its byte offset.
+fn parse_comment_allow(
+    text: &str,
+    at: usize,
+    file: FileId,
+) -> Result<Vec<AllowedName>, (usize, usize, String)> {
+    let trimmed = text.trim_start();
+    let start = at + (text.len() - trimmed.len());
+    let whole = (
+        start,
+        at + text.trim_end().len().max(text.len() - trimmed.len()),
+    );
+    let Some(args) = trimmed.strip_prefix("allow") else {
+        return Err((whole.0, whole.1, "expected `allow(LINT, …)`".into()));
+    };
+    let args_trim = args.trim_start();
+    let open = start + 5 + (args.len() - args_trim.len());
+    let Some(inner) = args_trim.strip_prefix('(') else {
+        return Err((whole.0, whole.1, "expected `(` after `allow`".into()));
+    };
+    let Some(close) = inner.find(')') else {
+        return Err((open, whole.1, "this `(` is never closed".into()));
+    };
+    let after = inner[close + 1..].trim();
+    if !after.is_empty() && !after.starts_with("--") {
+        let after_at = open + 1 + close + 1 + inner[close + 1..].find(after).unwrap_or(0);
+        return Err((
+            after_at,
+            after_at + after.len(),
+            "unexpected text after `allow(…)`".into(),
+        ));
+    }
+    let mut names = Vec::new();
+    let mut offset = open + 1;
+    for part in inner[..close].split(',') {
+        let name = part.trim();
+        let name_at = offset + (part.len() - part.trim_start().len());
+        offset += part.len() + 1;
+        if name.is_empty() {
+            if inner[..close].trim().is_empty() {
+                return Err((
+                    open,
+                    open + close + 2,
+                    "expected at least one lint name".into(),
+                ));
+            }
+            continue; // a trailing comma
+        }
+        let valid = name.split("::").all(|seg| {
+            let mut chars = seg.chars();
+            chars
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+        });
+        if !valid {
+            return Err((name_at, name_at + name.len(), "expected a lint name".into()));
+        }
+        names.push(AllowedName {
+            name: name.to_string(),
+            span: Span::new(file, name_at, name_at + name.len()),
+        });
+    }
+    Ok(names)
+}
+
+/// The first line after `line` that is not blank and not only a comment or attribute.
+fn next_code_line(file: &SourceFile, line: usize) -> Option<usize> {
+    (line + 1..file.line_count()).find(|&l| {
+        let text = file.line_text(l).trim();
+        !text.is_empty() && !text.starts_with("//")
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn allows(text: &str) -> (Vec<(String, Vec<String>)>, Vec<String>) {
+        let file = SourceFile::new(FileId(0), "a.rs".into(), "a.rs".into(), text.into());
+        let ast = syn::parse_file(text).expect("test input parses");
+        let (regions, errors) = collect(&file, &ast);
+        let regions = regions
+            .into_iter()
+            .map(|r| {
+                (
+                    text[r.region.range()].to_string(),
+                    r.names.into_iter().map(|n| n.name).collect(),
+                )
+            })
+            .collect();
+        (
+            regions,
+            errors
+                .into_iter()
+                .map(|e| format!("{}: {}", e.message, e.label))
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn item_attribute_covers_the_whole_item() {
+        let (regions, errors) =
+            allows("#[tensor_lint::allow(leak, tensor_lint::alias_race)]\nfn f() { g(); }\n");
+        assert!(errors.is_empty());
+        assert_eq!(regions.len(), 1);
+        assert!(regions[0].0.contains("fn f() { g(); }"));
+        assert_eq!(regions[0].1, ["leak", "tensor_lint::alias_race"]);
+    }
+
+    #[test]
+    fn comment_covers_the_next_statement_across_lines() {
+        let text = "fn f() {\n    // tensor-lint: allow(leak)\n    let p = alloc(\n        4,\n    );\n    other();\n}\n";
+        let (regions, errors) = allows(text);
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(
+            regions,
+            [(
+                "let p = alloc(\n        4,\n    );".to_string(),
+                vec!["leak".to_string()]
+            )]
+        );
+    }
+
+    #[test]
+    fn comment_allow_skips_blank_and_comment_lines() {
+        let text = "fn f() {\n    // tensor-lint: allow(leak)\n\n    // why: the pool outlives us\n    g();\n}\n";
+        let (regions, _) = allows(text);
+        assert_eq!(regions[0].0, "g();");
+    }
+
+    #[test]
+    fn malformed_comments_are_errors_with_a_reason() {
+        for (text, reason) in [
+            (
+                "// tensor-lint: alow(leak)\nfn f() {}\n",
+                "expected `allow(LINT, …)`",
+            ),
+            (
+                "// tensor-lint: allow leak\nfn f() {}\n",
+                "expected `(` after `allow`",
+            ),
+            (
+                "// tensor-lint: allow(leak\nfn f() {}\n",
+                "this `(` is never closed",
+            ),
+            (
+                "// tensor-lint: allow()\nfn f() {}\n",
+                "expected at least one lint name",
+            ),
+            (
+                "// tensor-lint: allow(le-ak)\nfn f() {}\n",
+                "expected a lint name",
+            ),
+            (
+                "// tensor-lint: allow(leak) please\nfn f() {}\n",
+                "unexpected text after `allow(…)`",
+            ),
+        ] {
+            let (regions, errors) = allows(text);
+            assert!(regions.is_empty(), "{text}");
+            assert_eq!(
+                errors,
+                [format!("malformed `tensor-lint:` comment: {reason}")],
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn malformed_attribute_is_an_error() {
+        let (_, errors) = allows("#[tensor_lint::allow(\"leak\")]\nfn f() {}\n");
+        assert_eq!(errors.len(), 1);
+        assert!(
+            errors[0].starts_with("malformed `tensor_lint::allow`"),
+            "{errors:?}"
+        );
+    }
+
+    #[test]
+    fn ordinary_comments_and_strings_are_ignored() {
+        let (regions, errors) = allows("fn f() {\n    let s = \"// tensor-lint: allow(leak)\";\n    // tensor lint is great\n}\n");
+        assert!(regions.is_empty() && errors.is_empty());
+    }
+}
