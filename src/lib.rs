@@ -8,5 +8,13 @@
 //! - Errors of the tool itself (usage, configuration, I/O) are miette reports and exit
 //!   status 2; findings are diagnostics and decide between 0 and 1.
 
+mod alias;
+pub mod baseline;
+pub mod cli;
+pub mod config;
+pub mod driver;
+pub mod error;
+pub mod fix;
 pub mod render;
 pub mod report;
+pub mod workspace;

@@ -1,1 +1,31 @@
-fn main() {}
+use std::process::ExitCode;
+
+/// Deeply nested input (10,000 levels of parentheses) must not overflow the stack of
+/// the parser and the lowering: the whole run happens on a thread with room for it.
+const STACK_BYTES: usize = 512 * 1024 * 1024;
+
+fn main() -> ExitCode {
+    let args: Vec<_> = std::env::args_os().collect();
+    let worker = std::thread::Builder::new()
+        .name("tensor-lint".into())
+        .stack_size(STACK_BYTES)
+        .spawn(move || cargo_tensor_lint::cli::run(args));
+    let outcome = match worker {
+        Ok(handle) => handle.join(),
+        Err(err) => {
+            eprintln!("error: cannot start the analysis thread: {err}");
+            return ExitCode::from(2);
+        }
+    };
+    match outcome {
+        Ok(Ok(code)) => code,
+        Ok(Err(err)) => {
+            eprintln!("{:?}", miette::Report::new(err));
+            ExitCode::from(2)
+        }
+        Err(_) => {
+            eprintln!("error: tensor-lint hit an internal error; please report it with the input that caused it");
+            ExitCode::from(101)
+        }
+    }
+}

@@ -44,3 +44,39 @@ impl Report<'_> {
             .count()
     }
 }
+
+impl Report<'_> {
+    /// A fingerprint per finding (same order) that survives unrelated edits: a stable
+    /// hash of the code, the file and the trimmed text of the primary line, plus the
+    /// occurrence number among findings with the same hash.
+    pub fn fingerprints(&self) -> Vec<String> {
+        let mut seen: std::collections::HashMap<u64, usize> = std::collections::HashMap::new();
+        self.findings
+            .iter()
+            .map(|finding| {
+                let d = &finding.diagnostic;
+                let file = self.sources.get(d.primary.span.file);
+                let line = file
+                    .line_text(file.line_index(d.primary.span.lo as usize))
+                    .trim();
+                let hash = stable_hash(&[d.code.as_deref().unwrap_or(""), &file.display, line]);
+                let occurrence = seen.entry(hash).or_insert(0);
+                *occurrence += 1;
+                format!("{hash:016x}:{occurrence}")
+            })
+            .collect()
+    }
+}
+
+/// FNV-1a over the parts with a separator: stable across Rust versions and platforms,
+/// unlike `DefaultHasher`.
+pub fn stable_hash(parts: &[&str]) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for part in parts {
+        for byte in part.bytes().chain(std::iter::once(0xff)) {
+            hash ^= u64::from(byte);
+            hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    hash
+}

@@ -1,0 +1,480 @@
+//! One run: find what to check, load and analyze it, turn facts into findings, filter
+//! them by level and suppression, render.
+
+use std::cell::RefCell;
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use tensor_lint_analyzer::source::{SourceError, SourceMap};
+use tensor_lint_analyzer::suppress::{self, AllowRegion};
+use tensor_lint_analyzer::syntax::{self, CrateSources};
+use tensor_lint_lints::diagnostic::{Diagnostic, Label, Level, Severity};
+use tensor_lint_lints::registry;
+
+use crate::config::{suggest_lint, Config};
+use crate::error::ToolError;
+use crate::render::{self, MessageFormat, RenderOptions};
+use crate::report::{Finding, Report};
+use crate::workspace::{self, Unit};
+use crate::{baseline, fix};
+
+/// What to check.
+#[derive(Clone, Debug)]
+pub enum Inputs {
+    /// Loose files, each its own crate.
+    Files(Vec<PathBuf>),
+    Cargo {
+        manifest_path: Option<PathBuf>,
+        packages: Vec<String>,
+        workspace: bool,
+    },
+}
+
+/// A `-W/-A/-D` flag.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LevelFlag {
+    Lint(&'static str, Level),
+    /// `-D warnings`, `-A warnings`, `-W warnings`: applies to every finding shown as a
+    /// warning after the lint levels are settled.
+    Warnings(Level),
+}
+
+#[derive(Clone, Debug)]
+pub struct Invocation {
+    pub inputs: Inputs,
+    pub levels: Vec<LevelFlag>,
+    pub format: MessageFormat,
+    pub color: bool,
+    pub dump_ir: Option<String>,
+    pub fix: bool,
+    /// Report only findings not recorded in this baseline.
+    pub baseline: Option<PathBuf>,
+    /// Record every finding in this baseline instead of failing on them.
+    pub write_baseline: Option<PathBuf>,
+}
+
+/// A lint's finding before levels are applied.
+#[derive(Clone, Debug)]
+pub struct LintFinding {
+    pub lint: &'static registry::Lint,
+    /// Proven for all inputs (the oracle said MustAlias), or only possible.
+    pub proven: bool,
+    pub diagnostic: Diagnostic,
+}
+
+pub fn run(invocation: &Invocation) -> Result<ExitCode, ToolError> {
+    let units = workspace::units(&invocation.inputs)?;
+    let (mut sources, mut findings) = check_units(&units, &invocation.levels);
+    if invocation.fix {
+        let outcomes = fix::apply(&Report {
+            sources: &sources,
+            findings: findings.clone(),
+        });
+        if report_fixes(&outcomes) {
+            // Check again: what is shown is what remains after the fixes.
+            (sources, findings) = check_units(&units, &invocation.levels);
+        }
+    }
+    let mut report = Report {
+        sources: &sources,
+        findings,
+    };
+    if let Some(path) = &invocation.write_baseline {
+        let count = baseline::write(&report, path)?;
+        eprintln!(
+            "wrote {count} finding{} to the baseline `{}`",
+            if count == 1 { "" } else { "s" },
+            path.display()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    if let Some(path) = &invocation.baseline {
+        baseline::apply(&mut report, path)?;
+    }
+    let options = RenderOptions {
+        color: invocation.color,
+    };
+    let result = match invocation.format {
+        MessageFormat::Human | MessageFormat::Short => render::render(
+            invocation.format,
+            &report,
+            &options,
+            &mut std::io::stderr().lock(),
+        ),
+        _ => render::render(
+            invocation.format,
+            &report,
+            &options,
+            &mut std::io::stdout().lock(),
+        ),
+    };
+    match result {
+        Ok(()) => {}
+        // A closed pipe (`| head`) is not an error of ours.
+        Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => {}
+        Err(err) => return Err(ToolError::io("cannot write the report".into(), err)),
+    }
+    Ok(if report.has_errors() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// Every unit checked into one source map, findings in output order.
+fn check_units(units: &[Unit], flags: &[LevelFlag]) -> (SourceMap, Vec<Finding>) {
+    let mut sources = SourceMap::new();
+    let mut findings = Vec::new();
+    let checked = RefCell::new(HashSet::new());
+    for unit in units {
+        findings.extend(check_unit(unit, flags, &mut sources, &checked));
+    }
+    findings.sort_by(|a, b| a.diagnostic.sort_key().cmp(&b.diagnostic.sort_key()));
+    findings.dedup_by(|a, b| a.diagnostic == b.diagnostic);
+    (sources, findings)
+}
+
+/// Tells what `--fix` did, as `cargo fix` does; whether any file changed.
+fn report_fixes(outcomes: &[fix::FileOutcome]) -> bool {
+    let mut any = false;
+    for outcome in outcomes {
+        match outcome {
+            fix::FileOutcome::Fixed { display, edits, .. } => {
+                any = true;
+                eprintln!(
+                    "       Fixed {display} ({edits} fix{})",
+                    if *edits == 1 { "" } else { "es" }
+                );
+            }
+            fix::FileOutcome::Refused { display, reason } => {
+                eprintln!("warning: not fixing {display}: {reason}");
+            }
+        }
+    }
+    any
+}
+
+/// Loads, analyzes and lints one crate, returning its findings with levels applied and
+/// suppressions honoured.
+fn check_unit(
+    unit: &Unit,
+    flags: &[LevelFlag],
+    sources: &mut SourceMap,
+    checked: &RefCell<HashSet<PathBuf>>,
+) -> Vec<Finding> {
+    let display_base = unit.display_base.clone();
+    let display = move |path: &Path| display_path(&display_base, path);
+    let config = &unit.config;
+    // A file mounted by two targets (a `mod` shared by lib and bin) is checked once.
+    let excluded = |path: &Path| {
+        let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        config.is_excluded(path) || !checked.borrow_mut().insert(canonical)
+    };
+    let (krate, load_errors) = syntax::load_crate(
+        &unit.crate_name,
+        &unit.root_file,
+        sources,
+        &display,
+        &excluded,
+    );
+
+    let mut diagnostics: Vec<Diagnostic> = load_errors.iter().map(input_error).collect();
+    let (regions, suppress_errors) = suppressions(&krate, sources);
+    diagnostics.extend(suppress_errors.iter().map(input_error));
+    diagnostics.extend(
+        unknown_allow_names(&regions)
+            .into_iter()
+            .filter_map(|d| apply_warnings_flag(d, flags)),
+    );
+
+    let lint_findings = lint_crate(&krate, sources, config);
+    for finding in lint_findings {
+        if is_suppressed(&finding, &regions) {
+            continue;
+        }
+        if let Some(diagnostic) = apply_level(finding, &config.levels, flags) {
+            diagnostics.push(diagnostic);
+        }
+    }
+    diagnostics
+        .into_iter()
+        .map(|diagnostic| Finding {
+            diagnostic,
+            origin: unit.origin.clone(),
+        })
+        .collect()
+}
+
+/// The lints of one crate. Filled in as passes land; each reads the analyzer's facts.
+fn lint_crate(_krate: &CrateSources, _sources: &SourceMap, _config: &Config) -> Vec<LintFinding> {
+    Vec::new()
+}
+
+fn suppressions(krate: &CrateSources, sources: &SourceMap) -> (Vec<AllowRegion>, Vec<SourceError>) {
+    let mut regions = Vec::new();
+    let mut errors = Vec::new();
+    for parsed in &krate.files {
+        let (r, e) = suppress::collect(sources.get(parsed.file), &parsed.ast);
+        regions.extend(r);
+        errors.extend(e);
+    }
+    (regions, errors)
+}
+
+fn unknown_allow_names(regions: &[AllowRegion]) -> Vec<Diagnostic> {
+    regions
+        .iter()
+        .flat_map(|r| &r.names)
+        .filter(|name| registry::find(&name.name).is_none())
+        .map(|name| {
+            Diagnostic::new(
+                Severity::Warning,
+                format!("unknown lint `{}`", name.name),
+                Label::new(name.span, "no lint of this name"),
+            )
+            .with_help(suggest_lint(&name.name))
+        })
+        .collect()
+}
+
+fn is_suppressed(finding: &LintFinding, regions: &[AllowRegion]) -> bool {
+    let primary = finding.diagnostic.primary.span;
+    regions.iter().any(|region| {
+        region.region.file == primary.file
+            && region.region.lo <= primary.lo
+            && primary.lo < region.region.hi.max(region.region.lo + 1)
+            && region
+                .names
+                .iter()
+                .any(|n| registry::find(&n.name).is_some_and(|l| std::ptr::eq(l, finding.lint)))
+    })
+}
+
+/// Applies configuration and command-line levels to a finding; `None` when allowed.
+///
+/// A lint's level is, in order of precedence: the last `-W/-A/-D LINT` flag, the
+/// configuration, its default (one level lower for merely possible findings of lints
+/// that distinguish them). `-D/-W/-A warnings` then applies to what is a warning.
+pub fn apply_level(
+    finding: LintFinding,
+    configured: &std::collections::BTreeMap<&'static str, Level>,
+    flags: &[LevelFlag],
+) -> Option<Diagnostic> {
+    let lint = finding.lint;
+    let from_flag = flags.iter().rev().find_map(|flag| match flag {
+        LevelFlag::Lint(name, level) if *name == lint.name => Some(*level),
+        _ => None,
+    });
+    let explicit = from_flag.or_else(|| configured.get(lint.name).copied());
+    let (mut level, mut source) = match explicit {
+        Some(level) if from_flag.is_some() => (
+            level,
+            format!(
+                "`-{} {}` given on the command line",
+                flag_letter(level),
+                lint.name
+            ),
+        ),
+        Some(level) => (
+            level,
+            format!(
+                "`{} = \"{}\"` set in the configuration",
+                lint.name,
+                level.as_str()
+            ),
+        ),
+        None if lint.possible_is_warn && !finding.proven && lint.default_level == Level::Deny => (
+            Level::Warn,
+            format!(
+                "`#[warn({})]` on by default for overlaps that are possible but not proven",
+                lint.code()
+            ),
+        ),
+        None => (
+            lint.default_level,
+            format!(
+                "`#[{}({})]` on by default",
+                lint.default_level.as_str(),
+                lint.code()
+            ),
+        ),
+    };
+    if level == Level::Warn {
+        if let Some(LevelFlag::Warnings(w)) = flags
+            .iter()
+            .rev()
+            .find(|f| matches!(f, LevelFlag::Warnings(_)))
+        {
+            if *w != Level::Warn {
+                source = format!(
+                    "`-{} {}` implied by `-{} warnings`",
+                    flag_letter(*w),
+                    lint.name,
+                    flag_letter(*w)
+                );
+            }
+            level = *w;
+        }
+    }
+    let severity = level.severity()?;
+    let mut diagnostic = finding.diagnostic;
+    diagnostic.severity = severity;
+    diagnostic.code = Some(lint.code());
+    diagnostic.notes.push(source);
+    Some(diagnostic)
+}
+
+/// `-D/-A/-W warnings` for warnings that are not lint findings (an unknown lint named in
+/// an allow), as rustc treats its `unknown_lints`.
+fn apply_warnings_flag(mut diagnostic: Diagnostic, flags: &[LevelFlag]) -> Option<Diagnostic> {
+    let last = flags.iter().rev().find_map(|f| match f {
+        LevelFlag::Warnings(level) => Some(*level),
+        LevelFlag::Lint(..) => None,
+    });
+    match last {
+        Some(Level::Allow) => None,
+        Some(Level::Deny) => {
+            diagnostic.severity = Severity::Error;
+            diagnostic
+                .notes
+                .push("`-D warnings` turns this warning into an error".into());
+            Some(diagnostic)
+        }
+        _ => Some(diagnostic),
+    }
+}
+
+fn flag_letter(level: Level) -> char {
+    match level {
+        Level::Allow => 'A',
+        Level::Warn => 'W',
+        Level::Deny => 'D',
+    }
+}
+
+/// A problem with the input itself: always an error, never suppressed.
+fn input_error(error: &SourceError) -> Diagnostic {
+    Diagnostic::new(
+        Severity::Error,
+        error.message.clone(),
+        Label::new(error.span, error.label.clone()),
+    )
+}
+
+fn display_path(base: &Path, path: &Path) -> String {
+    let shown = path.strip_prefix(base).unwrap_or(path);
+    let text = shown.display().to_string();
+    if cfg!(windows) {
+        text.replace('\\', "/")
+    } else {
+        text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use tensor_lint_analyzer::source::{FileId, Span};
+    use tensor_lint_analyzer::suppress::AllowedName;
+
+    use super::*;
+
+    fn finding(lint: &'static str, proven: bool, lo: usize) -> LintFinding {
+        LintFinding {
+            lint: registry::find(lint).expect("registered lint"),
+            proven,
+            diagnostic: Diagnostic::new(
+                Severity::Warning,
+                "m",
+                Label::new(Span::new(FileId(0), lo, lo + 1), "here"),
+            ),
+        }
+    }
+
+    fn level_of(
+        f: LintFinding,
+        configured: &[(&'static str, Level)],
+        flags: &[LevelFlag],
+    ) -> Option<Severity> {
+        let configured: BTreeMap<_, _> = configured.iter().copied().collect();
+        apply_level(f, &configured, flags).map(|d| d.severity)
+    }
+
+    #[test]
+    fn defaults_follow_the_registry_and_possible_races_are_warnings() {
+        assert_eq!(
+            level_of(finding("leak", true, 0), &[], &[]),
+            Some(Severity::Warning)
+        );
+        assert_eq!(
+            level_of(finding("double_free", true, 0), &[], &[]),
+            Some(Severity::Error)
+        );
+        assert_eq!(
+            level_of(finding("alias_race", true, 0), &[], &[]),
+            Some(Severity::Error)
+        );
+        assert_eq!(
+            level_of(finding("alias_race", false, 0), &[], &[]),
+            Some(Severity::Warning)
+        );
+    }
+
+    #[test]
+    fn flags_beat_configuration_and_the_last_flag_wins() {
+        let configured = [("leak", Level::Allow)];
+        assert_eq!(level_of(finding("leak", true, 0), &configured, &[]), None);
+        let flags = [
+            LevelFlag::Lint("leak", Level::Deny),
+            LevelFlag::Lint("leak", Level::Warn),
+        ];
+        assert_eq!(
+            level_of(finding("leak", true, 0), &configured, &flags),
+            Some(Severity::Warning)
+        );
+    }
+
+    #[test]
+    fn deny_warnings_turns_every_warning_into_an_error_and_says_why() {
+        let flags = [LevelFlag::Warnings(Level::Deny)];
+        let configured = BTreeMap::new();
+        let d = apply_level(finding("leak", true, 0), &configured, &flags).expect("shown");
+        assert_eq!(d.severity, Severity::Error);
+        assert_eq!(d.code.as_deref(), Some("tensor_lint::leak"));
+        assert_eq!(
+            d.notes.last().map(String::as_str),
+            Some("`-D leak` implied by `-D warnings`")
+        );
+        // allowed lints stay allowed
+        let allowed = [
+            LevelFlag::Lint("leak", Level::Allow),
+            LevelFlag::Warnings(Level::Deny),
+        ];
+        assert_eq!(level_of(finding("leak", true, 0), &[], &allowed), None);
+        assert_eq!(
+            level_of(
+                finding("leak", true, 0),
+                &[],
+                &[LevelFlag::Warnings(Level::Allow)]
+            ),
+            None
+        );
+    }
+
+    #[test]
+    fn suppression_matches_the_lint_and_the_region() {
+        let region = AllowRegion {
+            region: Span::new(FileId(0), 10, 20),
+            names: vec![AllowedName {
+                name: "tensor_lint::leak".into(),
+                span: Span::new(FileId(0), 0, 1),
+            }],
+        };
+        let regions = [region];
+        assert!(is_suppressed(&finding("leak", true, 12), &regions));
+        assert!(!is_suppressed(&finding("leak", true, 25), &regions));
+        assert!(!is_suppressed(&finding("double_free", true, 12), &regions));
+    }
+}

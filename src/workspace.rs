@@ -1,0 +1,201 @@
+//! What to check: the targets of a cargo workspace (through `cargo metadata --no-deps`,
+//! which never builds or runs anything of the project), or loose files.
+
+use std::path::{Path, PathBuf};
+
+use cargo_metadata::{Metadata, MetadataCommand, Package, TargetKind};
+
+use crate::config::Config;
+use crate::driver::Inputs;
+use crate::error::ToolError;
+use crate::report::Origin;
+
+/// One crate to check: a cargo target or a loose file.
+#[derive(Clone, Debug)]
+pub struct Unit {
+    pub crate_name: String,
+    pub root_file: PathBuf,
+    pub origin: Origin,
+    pub config: Config,
+    /// File names are shown relative to this folder.
+    pub display_base: PathBuf,
+}
+
+pub fn units(inputs: &Inputs) -> Result<Vec<Unit>, ToolError> {
+    match inputs {
+        Inputs::Files(files) => loose_files(files),
+        Inputs::Cargo {
+            manifest_path,
+            packages,
+            workspace,
+        } => cargo_units(manifest_path.as_deref(), packages, *workspace),
+    }
+}
+
+fn loose_files(files: &[PathBuf]) -> Result<Vec<Unit>, ToolError> {
+    let cwd = std::env::current_dir()
+        .map_err(|e| ToolError::io("cannot read the current directory".into(), e))?;
+    let config = Config::load_workspace(&cwd)?;
+    files
+        .iter()
+        .map(|file| {
+            if !file.is_file() {
+                return Err(ToolError::usage(
+                    format!("`{}` does not exist or is not a file", file.display()),
+                    None,
+                ));
+            }
+            let name = file
+                .file_stem()
+                .map(|s| s.to_string_lossy().replace('-', "_"))
+                .unwrap_or_else(|| "main".into());
+            let absolute = cwd.join(file);
+            let dir = absolute.parent().unwrap_or(&cwd).display().to_string();
+            Ok(Unit {
+                origin: Origin {
+                    package_id: format!("path+file://{dir}#{name}@0.0.0"),
+                    manifest_path: absolute.display().to_string(),
+                    target_name: name.clone(),
+                    target_kind: vec!["bin".into()],
+                    crate_types: vec!["bin".into()],
+                    src_path: absolute.display().to_string(),
+                    edition: "2021".into(),
+                },
+                crate_name: name,
+                root_file: file.clone(),
+                config: config.clone(),
+                // Loose files are shown as given.
+                display_base: PathBuf::new(),
+            })
+        })
+        .collect()
+}
+
+fn cargo_units(
+    manifest_path: Option<&Path>,
+    packages: &[String],
+    workspace: bool,
+) -> Result<Vec<Unit>, ToolError> {
+    let manifest = match manifest_path {
+        Some(path) => {
+            if !path.is_file() {
+                return Err(ToolError::usage(
+                    format!("manifest path `{}` does not exist", path.display()),
+                    None,
+                ));
+            }
+            path.to_path_buf()
+        }
+        None => find_manifest()?,
+    };
+    let metadata = metadata(&manifest)?;
+    let root = metadata.workspace_root.clone().into_std_path_buf();
+    let selected = select_packages(&metadata, &manifest, packages, workspace)?;
+    let workspace_config = Config::load_workspace(&root)?;
+    let mut units = Vec::new();
+    for package in selected {
+        let manifest_path = package.manifest_path.clone().into_std_path_buf();
+        let config = workspace_config.for_package(&manifest_path)?;
+        for target in &package.targets {
+            if target
+                .kind
+                .iter()
+                .any(|k| matches!(k, TargetKind::CustomBuild))
+            {
+                continue; // build scripts are never looked at, let alone run
+            }
+            units.push(Unit {
+                crate_name: target.name.replace('-', "_"),
+                root_file: target.src_path.clone().into_std_path_buf(),
+                origin: Origin {
+                    package_id: package.id.repr.clone(),
+                    manifest_path: package.manifest_path.to_string(),
+                    target_name: target.name.clone(),
+                    target_kind: target.kind.iter().map(|k| k.to_string()).collect(),
+                    crate_types: target.crate_types.iter().map(|k| k.to_string()).collect(),
+                    src_path: target.src_path.to_string(),
+                    edition: target.edition.as_str().to_string(),
+                },
+                config: config.clone(),
+                display_base: root.clone(),
+            });
+        }
+    }
+    Ok(units)
+}
+
+/// The nearest `Cargo.toml` from the current directory upwards, as cargo finds it.
+fn find_manifest() -> Result<PathBuf, ToolError> {
+    let cwd = std::env::current_dir()
+        .map_err(|e| ToolError::io("cannot read the current directory".into(), e))?;
+    cwd.ancestors()
+        .map(|dir| dir.join("Cargo.toml"))
+        .find(|candidate| candidate.is_file())
+        .ok_or_else(|| {
+            ToolError::usage(
+                format!(
+                    "could not find `Cargo.toml` in `{}` or any parent directory",
+                    cwd.display()
+                ),
+                Some(
+                    "pass `--manifest-path PATH`, or `.rs` files to check them on their own".into(),
+                ),
+            )
+        })
+}
+
+fn metadata(manifest: &Path) -> Result<Metadata, ToolError> {
+    let mut command = MetadataCommand::new();
+    // `--no-deps`: no resolution, no downloads, no build scripts.
+    command.manifest_path(manifest).no_deps();
+    command.exec().map_err(|err| {
+        let detail = match &err {
+            cargo_metadata::Error::CargoMetadata { stderr } => stderr.trim().to_string(),
+            other => other.to_string(),
+        };
+        ToolError::Cargo {
+            message: format!("`cargo metadata` failed for `{}`", manifest.display()),
+            detail,
+        }
+    })
+}
+
+fn select_packages<'m>(
+    metadata: &'m Metadata,
+    manifest: &Path,
+    names: &[String],
+    workspace: bool,
+) -> Result<Vec<&'m Package>, ToolError> {
+    let members = metadata.workspace_packages();
+    if workspace {
+        return Ok(members);
+    }
+    if !names.is_empty() {
+        return names
+            .iter()
+            .map(|name| {
+                members
+                    .iter()
+                    .copied()
+                    .find(|p| p.name.as_str() == name.as_str())
+                    .ok_or_else(|| {
+                        let known: Vec<_> =
+                            members.iter().map(|p| format!("`{}`", p.name)).collect();
+                        ToolError::usage(
+                            format!("package `{name}` is not a member of the workspace"),
+                            Some(format!("the members are {}", known.join(", "))),
+                        )
+                    })
+            })
+            .collect();
+    }
+    let manifest = std::fs::canonicalize(manifest).unwrap_or_else(|_| manifest.to_path_buf());
+    let this = members.iter().copied().find(|p| {
+        std::fs::canonicalize(p.manifest_path.as_std_path()).is_ok_and(|m| m == manifest)
+    });
+    Ok(match this {
+        Some(package) => vec![package],
+        // A virtual manifest checks its default members, as cargo does.
+        None => metadata.workspace_default_packages(),
+    })
+}

@@ -1,0 +1,412 @@
+//! The command line end to end: discovery, options, exit statuses, robustness.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+fn bin() -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_cargo-tensor-lint"));
+    command.env_remove("CLICOLOR_FORCE").env("NO_COLOR", "1");
+    command
+}
+
+/// A fresh folder with `files` written into it.
+fn scratch(files: &[(&str, &str)]) -> PathBuf {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "tensor-lint-cli-{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    for (path, text) in files {
+        let path = dir.join(path);
+        std::fs::create_dir_all(path.parent().expect("nested path")).expect("scratch dir");
+        std::fs::write(path, text).expect("scratch file");
+    }
+    dir
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn package(name: &str) -> String {
+    format!("[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\n")
+}
+
+/// A virtual workspace with members `a` (lib) and `b` (lib + bin), each with one file
+/// that does not parse, so every checked target shows up in the output.
+fn two_member_workspace() -> PathBuf {
+    scratch(&[
+        (
+            "Cargo.toml",
+            "[workspace]\nmembers = [\"a\", \"b\"]\nresolver = \"2\"\n",
+        ),
+        ("a/Cargo.toml", &package("a")),
+        ("a/src/lib.rs", "pub fn a( {}\n"),
+        ("b/Cargo.toml", &package("b")),
+        ("b/src/lib.rs", "pub fn b() -> {}\n"),
+        ("b/src/main.rs", "fn main() { let = 1; }\n"),
+    ])
+}
+
+fn checked_files(output: &Output) -> Vec<String> {
+    let mut files: Vec<String> = stderr(output)
+        .lines()
+        .filter_map(|l| l.split(':').next())
+        .filter(|f| f.ends_with(".rs"))
+        .map(String::from)
+        .collect();
+    files.sort();
+    files.dedup();
+    files
+}
+
+#[test]
+fn virtual_workspace_checks_default_members_with_paths_relative_to_the_root() {
+    let dir = two_member_workspace();
+    let output = bin()
+        .current_dir(&dir)
+        .args(["--message-format", "short"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert_eq!(
+        checked_files(&output),
+        ["a/src/lib.rs", "b/src/lib.rs", "b/src/main.rs"]
+    );
+}
+
+#[test]
+fn package_selection_follows_cargo() {
+    let dir = two_member_workspace();
+    let only_a = bin()
+        .current_dir(&dir)
+        .args(["-p", "a", "--message-format=short"])
+        .output()
+        .unwrap();
+    assert_eq!(checked_files(&only_a), ["a/src/lib.rs"]);
+
+    let manifest_b = bin()
+        .arg("--manifest-path")
+        .arg(dir.join("b/Cargo.toml"))
+        .arg("--message-format=short")
+        .output()
+        .unwrap();
+    assert_eq!(
+        checked_files(&manifest_b),
+        ["b/src/lib.rs", "b/src/main.rs"]
+    );
+
+    // From inside a member, that member is checked; `--workspace` checks all.
+    let inside = bin()
+        .current_dir(dir.join("a/src"))
+        .arg("--message-format=short")
+        .output()
+        .unwrap();
+    assert_eq!(checked_files(&inside), ["a/src/lib.rs"]);
+    let all = bin()
+        .current_dir(dir.join("a"))
+        .args(["--workspace", "--message-format=short"])
+        .output()
+        .unwrap();
+    assert_eq!(checked_files(&all).len(), 3);
+
+    let unknown = bin().current_dir(&dir).args(["-p", "zz"]).output().unwrap();
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(
+        stderr(&unknown).contains("package `zz` is not a member of the workspace"),
+        "{}",
+        stderr(&unknown)
+    );
+}
+
+#[test]
+fn cargo_subcommand_invocation_drops_its_own_name() {
+    let dir = two_member_workspace();
+    let output = bin()
+        .current_dir(&dir)
+        .args(["tensor-lint", "-p", "a", "--message-format=short"])
+        .output()
+        .unwrap();
+    assert_eq!(checked_files(&output), ["a/src/lib.rs"]);
+}
+
+#[test]
+fn json_output_for_a_crate_with_one_unparsable_file_is_one_error_line() {
+    let dir = scratch(&[
+        ("Cargo.toml", &package("one_bad")),
+        ("src/lib.rs", "mod good;\nmod bad;\n"),
+        ("src/good.rs", "pub fn fine() {}\n"),
+        ("src/bad.rs", "pub fn broken() { let x = ; }\n"),
+    ]);
+    let output = bin()
+        .current_dir(&dir)
+        .arg("--message-format=json")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let text = stdout(&output);
+    let messages: Vec<_> = cargo_metadata::Message::parse_stream(text.as_bytes())
+        .collect::<Result<_, _>>()
+        .expect("every line parses");
+    assert_eq!(messages.len(), 2, "{text}");
+    let cargo_metadata::Message::CompilerMessage(message) = &messages[0] else {
+        panic!("first line is not a compiler message: {text}");
+    };
+    assert_eq!(
+        message.message.level,
+        cargo_metadata::diagnostic::DiagnosticLevel::Error
+    );
+    let span = &message.message.spans[0];
+    assert_eq!(span.file_name, "src/bad.rs");
+    assert_eq!((span.line_start, span.column_start), (1, 27));
+    assert!(message.target.name == "one_bad");
+    assert!(matches!(messages[1], cargo_metadata::Message::BuildFinished(ref f) if !f.success));
+}
+
+#[test]
+fn build_scripts_and_proc_macros_of_the_checked_crate_never_run() {
+    let marker = std::env::temp_dir().join(format!("tensor-lint-marker-{}", std::process::id()));
+    let _ = std::fs::remove_file(&marker);
+    let build_rs = format!(
+        "fn main() {{ std::fs::write({:?}, \"ran\").unwrap(); }}\n",
+        marker
+    );
+    let dir = scratch(&[
+        (
+            "Cargo.toml",
+            &format!("{}build = \"build.rs\"\n", package("untrusted")),
+        ),
+        ("build.rs", &build_rs),
+        ("src/lib.rs", "pub fn f() {}\n"),
+    ]);
+    let output = bin().current_dir(&dir).output().unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(!marker.exists(), "the build script ran");
+    assert!(!dir.join("target").exists(), "something was built");
+}
+
+#[test]
+fn malformed_configuration_is_a_tool_error_with_the_toml_span() {
+    let dir = scratch(&[
+        ("Cargo.toml", &package("configured")),
+        (
+            "tensor-lint.toml",
+            "cache-line-bytes = 64\n[lints]\nleak = \"loud\"\n",
+        ),
+        ("src/lib.rs", "pub fn f() {}\n"),
+    ]);
+    let output = bin().current_dir(&dir).output().unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let err = stderr(&output);
+    assert!(err.contains("invalid level `loud` for `leak`"), "{err}");
+    assert!(
+        err.contains("leak = \"loud\""),
+        "the TOML line is shown: {err}"
+    );
+    assert!(err.contains("expected `allow`, `warn` or `deny`"), "{err}");
+
+    let in_manifest = scratch(&[
+        (
+            "Cargo.toml",
+            &format!(
+                "{}[package.metadata.tensor-lint]\nexclude = 3\n",
+                package("configured")
+            ),
+        ),
+        ("src/lib.rs", "pub fn f() {}\n"),
+    ]);
+    let output = bin().current_dir(&in_manifest).output().unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("exclude = 3"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn excluded_files_are_not_read() {
+    let dir = scratch(&[
+        (
+            "Cargo.toml",
+            &format!(
+                "{}[package.metadata.tensor-lint]\nexclude = [\"src/generated/**\"]\n",
+                package("ex")
+            ),
+        ),
+        ("src/lib.rs", "mod generated;\n"),
+        ("src/generated/mod.rs", "this is not rust\n"),
+    ]);
+    let output = bin().current_dir(&dir).output().unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+}
+
+#[test]
+fn level_flags_are_checked_and_deny_warnings_fails_on_warnings() {
+    let dir = scratch(&[("k.rs", "#[tensor_lint::allow(leek)]\npub fn f() {}\n")]);
+    let plain = bin().current_dir(&dir).arg("k.rs").output().unwrap();
+    assert_eq!(plain.status.code(), Some(0), "{}", stderr(&plain));
+    assert!(
+        stderr(&plain).contains("warning: unknown lint `leek`"),
+        "{}",
+        stderr(&plain)
+    );
+
+    let denied = bin()
+        .current_dir(&dir)
+        .args(["-D", "warnings", "k.rs"])
+        .output()
+        .unwrap();
+    assert_eq!(denied.status.code(), Some(1), "{}", stderr(&denied));
+    assert!(stderr(&denied).contains("error: unknown lint `leek`"));
+
+    let allowed = bin()
+        .current_dir(&dir)
+        .args(["-A", "warnings", "k.rs"])
+        .output()
+        .unwrap();
+    assert_eq!(allowed.status.code(), Some(0));
+    assert!(!stderr(&allowed).contains("leek"));
+
+    for flags in [["-D", "leek"], ["-W", "aliasrace"]] {
+        let bad = bin()
+            .current_dir(&dir)
+            .args(flags)
+            .arg("k.rs")
+            .output()
+            .unwrap();
+        assert_eq!(bad.status.code(), Some(2), "{flags:?}");
+        assert!(stderr(&bad).contains("unknown lint"), "{}", stderr(&bad));
+    }
+    let known = bin()
+        .current_dir(&dir)
+        .args([
+            "-D",
+            "tensor_lint::leak",
+            "-A",
+            "alias_race",
+            "-W",
+            "leak",
+            "k.rs",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(known.status.code(), Some(0), "{}", stderr(&known));
+}
+
+#[test]
+fn list_and_explain_read_the_registry() {
+    let list = bin().arg("--list").output().unwrap();
+    assert_eq!(list.status.code(), Some(0));
+    let text = stdout(&list);
+    for name in [
+        "leak",
+        "double_free",
+        "use_after_free",
+        "alias_race",
+        "false_sharing",
+        "unsafe_inplace",
+        "missed_inplace",
+        "alloc_in_loop",
+    ] {
+        assert!(
+            text.lines().any(|l| l.starts_with(name)),
+            "{name} missing from --list:\n{text}"
+        );
+    }
+    let explain = bin()
+        .args(["--explain", "tensor_lint::false_sharing"])
+        .output()
+        .unwrap();
+    assert_eq!(explain.status.code(), Some(0));
+    assert!(stdout(&explain).contains("### Why is this bad"));
+    let unknown = bin().args(["--explain", "leek"]).output().unwrap();
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(stderr(&unknown).contains("did you mean `leak`?"));
+}
+
+#[test]
+fn usage_errors_exit_with_status_two() {
+    let not_rust = bin().arg("notes.txt").output().unwrap();
+    assert_eq!(not_rust.status.code(), Some(2));
+    let missing = bin().arg("no/such/file.rs").output().unwrap();
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(stderr(&missing).contains("does not exist"));
+    let mixed = bin().args(["--workspace", "a.rs"]).output().unwrap();
+    assert_eq!(mixed.status.code(), Some(2));
+    let bad_option = bin().arg("--no-such-option").output().unwrap();
+    assert_eq!(bad_option.status.code(), Some(2));
+    let outside = scratch(&[("README", "no cargo here\n")]);
+    let nothing = bin().current_dir(&outside).output().unwrap();
+    assert_eq!(nothing.status.code(), Some(2));
+    assert!(
+        stderr(&nothing).contains("could not find `Cargo.toml`"),
+        "{}",
+        stderr(&nothing)
+    );
+}
+
+/// Hostile input: every file gets a diagnostic or nothing, never a crash.
+#[test]
+fn hostile_files_never_crash_the_run() {
+    let deep_parens = format!(
+        "fn f() -> i32 {{ {}1{} }}\n",
+        "(".repeat(10_000),
+        ")".repeat(10_000)
+    );
+    let deep_blocks = format!(
+        "fn g() {{ {}{} }}\n",
+        "{".repeat(10_000),
+        "}".repeat(10_000)
+    );
+    let huge_literal = format!("fn h() -> u8 {{ {} }}\n", "9".repeat(5_000));
+    let dir = scratch(&[
+        ("deep_parens.rs", &deep_parens),
+        ("deep_blocks.rs", &deep_blocks),
+        ("huge_literal.rs", &huge_literal),
+        ("empty.rs", ""),
+        ("loop_a.rs", "mod loop_a;\n"),
+    ]);
+    std::fs::write(dir.join("not_utf8.rs"), b"fn a() {}\n// \xff\xfe\n").unwrap();
+    for file in [
+        "deep_parens.rs",
+        "deep_blocks.rs",
+        "huge_literal.rs",
+        "empty.rs",
+        "not_utf8.rs",
+        "loop_a.rs",
+    ] {
+        let output = bin().current_dir(&dir).arg(file).output().unwrap();
+        let code = output.status.code();
+        assert!(
+            matches!(code, Some(0) | Some(1)),
+            "{file}: status {code:?}\n{}",
+            stderr(&output)
+        );
+    }
+    let bad = bin().current_dir(&dir).arg("not_utf8.rs").output().unwrap();
+    assert!(
+        stderr(&bad).contains("is not valid UTF-8"),
+        "{}",
+        stderr(&bad)
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn symlink_loops_are_read_once() {
+    let dir = scratch(&[("src/lib.rs", "mod a;\n")]);
+    // `a.rs` mounts `a/b.rs`, which is a link back to `a.rs`.
+    std::fs::write(dir.join("src/a.rs"), "mod b;\npub fn f() {}\n").unwrap();
+    std::fs::create_dir_all(dir.join("src/a")).unwrap();
+    std::os::unix::fs::symlink(dir.join("src/a.rs"), dir.join("src/a/b.rs")).unwrap();
+    let output = bin().current_dir(&dir).arg("src/lib.rs").output().unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+}
