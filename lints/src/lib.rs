@@ -5,6 +5,7 @@
 //! - Lints read the analyzer's facts and never touch syntax.
 //! - Produces [`diagnostic::Diagnostic`]s; knows nothing of how they are rendered.
 
+pub mod book;
 pub mod diagnostic;
 pub mod registry;
 
