@@ -291,7 +291,7 @@ mod tests {
     fn reads_levels_line_size_and_excludes() {
         let dir = workspace(&[(
             CONFIG_FILE,
-            "cache-line-bytes = 128\nexclude = [\"benches/**\"]\n[lints]\nleak = \"deny\"\ntensor_lint::false_sharing = \"allow\"\n",
+            "cache-line-bytes = 128\nexclude = [\"benches/**\"]\n[lints]\nleak = \"deny\"\n\"tensor_lint::false_sharing\" = \"allow\"\n",
         )]);
         let config = Config::load_workspace(&dir).unwrap();
         assert_eq!(config.cache_line_bytes, 128);
@@ -339,7 +339,7 @@ mod tests {
             ("cache-line-bytes = 100\n", "invalid `cache-line-bytes` 100"),
             ("cache-line-byte = 64\n", "unknown field `cache-line-byte`"),
             ("exclude = \"benches\"\n", "invalid type"),
-            ("[lints\n", "invalid"),
+            ("[lints\n", "unclosed table"),
         ] {
             let dir = workspace(&[(CONFIG_FILE, toml)]);
             let err = Config::load_workspace(&dir).unwrap_err();
