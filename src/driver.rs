@@ -1,12 +1,13 @@
 //! One run: find what to check, load and analyze it, turn facts into findings, filter
 //! them by level and suppression, render.
 
-use std::cell::RefCell;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 
-use tensor_lint_analyzer::source::{SourceError, SourceMap};
+use tensor_lint_analyzer::source::{FileId, SourceError, SourceMap};
 use tensor_lint_analyzer::suppress::{self, AllowRegion};
 use tensor_lint_analyzer::syntax::{self, CrateSources};
 use tensor_lint_lints::diagnostic::{Diagnostic, Label, Level, Severity};
@@ -122,17 +123,123 @@ pub fn run(invocation: &Invocation) -> Result<ExitCode, ToolError> {
     })
 }
 
-/// Every unit checked into one source map, findings in output order.
+/// Stack of each worker: deeply nested input must not overflow the parser or the
+/// lowering.
+const WORKER_STACK_BYTES: usize = 512 * 1024 * 1024;
+
+/// One unit's result, built on a worker thread with a source map of its own.
+struct UnitResult {
+    sources: SourceMap,
+    findings: Vec<Finding>,
+}
+
+/// Every unit checked, in parallel, merged into one source map in unit order: the
+/// output does not depend on which worker finished first.
 fn check_units(units: &[Unit], flags: &[LevelFlag]) -> (SourceMap, Vec<Finding>) {
+    let results = parallel_map(units, |unit| check_unit_isolated(unit, flags));
     let mut sources = SourceMap::new();
     let mut findings = Vec::new();
-    let checked = RefCell::new(HashSet::new());
-    for unit in units {
-        findings.extend(check_unit(unit, flags, &mut sources, &checked));
+    // A file mounted by two targets (a `mod` shared by lib and bin) is reported once,
+    // by the first target that mounts it.
+    let mut mounted = HashSet::new();
+    for result in results {
+        let base = sources.len() as u32;
+        let mut first_mount = Vec::new();
+        for file in result.sources.into_files() {
+            let canonical = std::fs::canonicalize(&file.path).unwrap_or_else(|_| file.path.clone());
+            first_mount.push(mounted.insert(canonical));
+            sources.add(file.path, file.display, file.text);
+        }
+        for mut finding in result.findings {
+            let file = finding.diagnostic.primary.span.file;
+            if first_mount.get(file.0 as usize).copied().unwrap_or(true) {
+                finding.diagnostic.map_files(|f| FileId(f.0 + base));
+                findings.push(finding);
+            }
+        }
     }
     findings.sort_by(|a, b| a.diagnostic.sort_key().cmp(&b.diagnostic.sort_key()));
     findings.dedup_by(|a, b| a.diagnostic == b.diagnostic);
     (sources, findings)
+}
+
+/// Runs `work` on every item on as many big-stack threads as there are cores; results
+/// come back in the order of `items`.
+fn parallel_map<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(items.len())
+        .max(1);
+    let next = AtomicUsize::new(0);
+    let slots: Vec<Mutex<Option<R>>> = items.iter().map(|_| Mutex::new(None)).collect();
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            let spawned = std::thread::Builder::new()
+                .stack_size(WORKER_STACK_BYTES)
+                .spawn_scoped(scope, || loop {
+                    let index = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(item) = items.get(index) else { break };
+                    let result = work(item);
+                    *slots[index].lock().unwrap_or_else(|e| e.into_inner()) = Some(result);
+                });
+            if spawned.is_err() {
+                break; // the threads already running (or this one, below) take the rest
+            }
+        }
+    });
+    // Whatever no worker took (no thread could be started) runs here.
+    items
+        .iter()
+        .zip(slots)
+        .map(|(item, slot)| {
+            slot.into_inner()
+                .unwrap_or_else(|e| e.into_inner())
+                .unwrap_or_else(|| work(item))
+        })
+        .collect()
+}
+
+/// Checks one unit; an internal error (a bug of ours) becomes a diagnostic naming the
+/// crate, and the run goes on.
+fn check_unit_isolated(unit: &Unit, flags: &[LevelFlag]) -> UnitResult {
+    let mut sources = SourceMap::new();
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        check_unit(unit, flags, &mut sources)
+    }));
+    match outcome {
+        Ok(findings) => UnitResult { sources, findings },
+        Err(payload) => {
+            let detail = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            let mut sources = SourceMap::new();
+            let display = display_path(&unit.display_base, &unit.root_file);
+            let text = std::fs::read_to_string(&unit.root_file).unwrap_or_default();
+            let file = sources.add(unit.root_file.clone(), display.clone(), text);
+            let diagnostic = Diagnostic::new(
+                Severity::Error,
+                format!(
+                    "internal error of tensor-lint while checking `{}`",
+                    unit.crate_name
+                ),
+                Label::new(
+                    tensor_lint_analyzer::source::Span::new(file, 0, 0),
+                    "in the crate rooted here",
+                ),
+            )
+            .with_note(format!("the analyzer failed: {detail}"))
+            .with_help("this is a bug in tensor-lint; please report it with this crate's source");
+            UnitResult {
+                sources,
+                findings: vec![Finding {
+                    diagnostic,
+                    origin: unit.origin.clone(),
+                }],
+            }
+        }
+    }
 }
 
 /// Tells what `--fix` did, as `cargo fix` does; whether any file changed.
@@ -157,20 +264,11 @@ fn report_fixes(outcomes: &[fix::FileOutcome]) -> bool {
 
 /// Loads, analyzes and lints one crate, returning its findings with levels applied and
 /// suppressions honoured.
-fn check_unit(
-    unit: &Unit,
-    flags: &[LevelFlag],
-    sources: &mut SourceMap,
-    checked: &RefCell<HashSet<PathBuf>>,
-) -> Vec<Finding> {
+fn check_unit(unit: &Unit, flags: &[LevelFlag], sources: &mut SourceMap) -> Vec<Finding> {
     let display_base = unit.display_base.clone();
     let display = move |path: &Path| display_path(&display_base, path);
     let config = &unit.config;
-    // A file mounted by two targets (a `mod` shared by lib and bin) is checked once.
-    let excluded = |path: &Path| {
-        let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-        config.is_excluded(path) || !checked.borrow_mut().insert(canonical)
-    };
+    let excluded = |path: &Path| config.is_excluded(path);
     let (krate, load_errors) = syntax::load_crate(
         &unit.crate_name,
         &unit.root_file,

@@ -410,3 +410,16 @@ fn symlink_loops_are_read_once() {
     let output = bin().current_dir(&dir).arg("src/lib.rs").output().unwrap();
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
 }
+
+#[test]
+fn a_file_mounted_by_two_targets_is_reported_once() {
+    let dir = scratch(&[
+        ("Cargo.toml", &package("shared")),
+        ("src/lib.rs", "mod common;\n"),
+        ("src/main.rs", "mod common;\nfn main() {}\n"),
+        ("src/common.rs", "pub fn broken( {}\n"),
+    ]);
+    let output = bin().current_dir(&dir).arg("--message-format=short").output().unwrap();
+    let err = stderr(&output);
+    assert_eq!(err.lines().filter(|l| l.starts_with("src/common.rs:")).count(), 1, "{err}");
+}

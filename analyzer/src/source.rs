@@ -60,7 +60,13 @@ impl SourceFile {
         let line_starts = std::iter::once(0)
             .chain(text.match_indices('\n').map(|(i, _)| i + 1))
             .collect();
-        SourceFile { id, path, display, text, line_starts }
+        SourceFile {
+            id,
+            path,
+            display,
+            text,
+            line_starts,
+        }
     }
 
     /// 0-based index of the line containing byte `offset` (clamped to the text).
@@ -74,7 +80,10 @@ impl SourceFile {
 
     /// Byte offset where 0-based `line` starts.
     pub fn line_start(&self, line: usize) -> usize {
-        self.line_starts.get(line).copied().unwrap_or(self.text.len())
+        self.line_starts
+            .get(line)
+            .copied()
+            .unwrap_or(self.text.len())
     }
 
     pub fn line_count(&self) -> usize {
@@ -84,7 +93,11 @@ impl SourceFile {
     /// The text of 0-based `line` without its line break.
     pub fn line_text(&self, line: usize) -> &str {
         let start = self.line_start(line);
-        let end = self.line_starts.get(line + 1).copied().unwrap_or(self.text.len());
+        let end = self
+            .line_starts
+            .get(line + 1)
+            .copied()
+            .unwrap_or(self.text.len());
         self.text[start..end].trim_end_matches(['\n', '\r'])
     }
 
@@ -94,7 +107,10 @@ impl SourceFile {
         let line = self.line_index(offset);
         let start = self.line_start(line);
         let column = self.text[start..offset].chars().count() + 1;
-        LineCol { line: line + 1, column }
+        LineCol {
+            line: line + 1,
+            column,
+        }
     }
 
     /// Byte offset of a proc-macro2 line/column position (line 1-based, column in chars).
@@ -143,6 +159,19 @@ impl SourceMap {
 
     pub fn files(&self) -> impl Iterator<Item = &SourceFile> {
         self.files.iter()
+    }
+
+    pub fn len(&self) -> usize {
+        self.files.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty()
+    }
+
+    /// The files, giving up the map (to merge maps built on different threads).
+    pub fn into_files(self) -> Vec<SourceFile> {
+        self.files
     }
 
     pub fn find_path(&self, path: &Path) -> Option<FileId> {

@@ -2,7 +2,7 @@
 //!
 //! Lints build these; renderers read them without knowing which lint built them.
 
-use tensor_lint_analyzer::source::Span;
+use tensor_lint_analyzer::source::{FileId, Span};
 
 /// How loudly a lint reports, as configured (`allow`, `warn`, `deny`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -85,7 +85,10 @@ pub struct Label {
 
 impl Label {
     pub fn new(span: Span, message: impl Into<String>) -> Label {
-        Label { span, message: message.into() }
+        Label {
+            span,
+            message: message.into(),
+        }
     }
 }
 
@@ -162,6 +165,19 @@ impl Diagnostic {
     pub fn with_suggestion(mut self, suggestion: Suggestion) -> Diagnostic {
         self.suggestions.push(suggestion);
         self
+    }
+
+    /// Renumbers the files of every span (when source maps are merged).
+    pub fn map_files(&mut self, map: impl Fn(FileId) -> FileId) {
+        let relabel = |span: &mut Span| span.file = map(span.file);
+        relabel(&mut self.primary.span);
+        self.secondary.iter_mut().for_each(|l| relabel(&mut l.span));
+        for suggestion in &mut self.suggestions {
+            suggestion
+                .edits
+                .iter_mut()
+                .for_each(|e| relabel(&mut e.span));
+        }
     }
 
     /// Order of output: by file, then position, then message.
