@@ -53,6 +53,8 @@ fn command() -> Command {
         .arg(Arg::new("write-baseline").long("write-baseline").value_name("FILE").value_parser(clap::value_parser!(PathBuf))
             .conflicts_with("baseline")
             .help("Record every current finding in a baseline file and exit 0"))
+        .arg(Arg::new("timings").long("timings").action(ArgAction::SetTrue)
+            .help("Print where the time went and which oracle paths decided the queries"))
         .arg(Arg::new("dump-ir").long("dump-ir").value_name("FILE.rs[:FUNCTION]")
             .help("Print the analyzer's IR of a file (or of one function)"))
         .subcommand(
@@ -146,6 +148,7 @@ fn invocation(matches: &ArgMatches) -> Result<Invocation, ToolError> {
         fix: matches.get_flag("fix"),
         baseline: matches.get_one::<PathBuf>("baseline").cloned(),
         write_baseline: matches.get_one::<PathBuf>("write-baseline").cloned(),
+        timings: matches.get_flag("timings"),
     })
 }
 

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
+use tensor_lint_analyzer::models::ApiModel;
 use tensor_lint_lints::diagnostic::Level;
 use tensor_lint_lints::registry;
 use toml::Spanned;
@@ -23,6 +24,8 @@ struct RawConfig {
     cache_line_bytes: Option<Spanned<i64>>,
     exclude: Option<Vec<Spanned<String>>>,
     lints: Option<BTreeMap<Spanned<String>, Spanned<String>>>,
+    /// Extra API models for crates the user cannot annotate.
+    models: Option<Vec<ApiModel>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -52,6 +55,8 @@ pub struct Config {
     pub levels: BTreeMap<&'static str, Level>,
     /// The folder `exclude` globs are relative to.
     pub root: PathBuf,
+    /// Extra API models, in the order written.
+    pub models: Vec<ApiModel>,
 }
 
 impl Config {
@@ -61,6 +66,7 @@ impl Config {
             exclude: Vec::new(),
             levels: BTreeMap::new(),
             root,
+            models: Vec::new(),
         }
     }
 
@@ -149,6 +155,7 @@ impl Config {
                 self.exclude.push(glob.into_inner());
             }
         }
+        self.models.extend(raw.models.unwrap_or_default());
         for (name, level) in raw.lints.unwrap_or_default() {
             let Some(lint) = registry::find(name.get_ref()) else {
                 return Err(bad(

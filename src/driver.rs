@@ -2,14 +2,18 @@
 //! them by level and suppression, render.
 
 use std::collections::HashSet;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
+use tensor_lint_analyzer::program::{analyze_crate, AnalysisOptions};
 use tensor_lint_analyzer::source::{FileId, SourceError, SourceMap};
 use tensor_lint_analyzer::suppress::{self, AllowRegion};
 use tensor_lint_analyzer::syntax::{self, CrateSources};
+use tensor_lint_lints::context::{LintContext, LintFinding};
 use tensor_lint_lints::diagnostic::{Diagnostic, Label, Level, Severity};
 use tensor_lint_lints::registry;
 
@@ -53,20 +57,19 @@ pub struct Invocation {
     pub baseline: Option<PathBuf>,
     /// Record every finding in this baseline instead of failing on them.
     pub write_baseline: Option<PathBuf>,
-}
-
-/// A lint's finding before levels are applied.
-#[derive(Clone, Debug)]
-pub struct LintFinding {
-    pub lint: &'static registry::Lint,
-    /// Proven for all inputs (the oracle said MustAlias), or only possible.
-    pub proven: bool,
-    pub diagnostic: Diagnostic,
+    /// Print where the time went.
+    pub timings: bool,
 }
 
 pub fn run(invocation: &Invocation) -> Result<ExitCode, ToolError> {
+    if let Some(target) = &invocation.dump_ir {
+        return dump_ir(target);
+    }
+    let wall = Instant::now();
+    let mut timings = Timings::default();
     let units = workspace::units(&invocation.inputs)?;
-    let (mut sources, mut findings) = check_units(&units, &invocation.levels);
+    timings.discover = wall.elapsed();
+    let (mut sources, mut findings) = check_units(&units, &invocation.levels, &mut timings);
     if invocation.fix {
         let outcomes = fix::apply(&Report {
             sources: &sources,
@@ -74,7 +77,11 @@ pub fn run(invocation: &Invocation) -> Result<ExitCode, ToolError> {
         });
         if report_fixes(&outcomes) {
             // Check again: what is shown is what remains after the fixes.
-            (sources, findings) = check_units(&units, &invocation.levels);
+            timings = Timings {
+                discover: timings.discover,
+                ..Timings::default()
+            };
+            (sources, findings) = check_units(&units, &invocation.levels, &mut timings);
         }
     }
     let mut report = Report {
@@ -96,6 +103,7 @@ pub fn run(invocation: &Invocation) -> Result<ExitCode, ToolError> {
     let options = RenderOptions {
         color: invocation.color,
     };
+    let started = Instant::now();
     let result = match invocation.format {
         MessageFormat::Human | MessageFormat::Short => render::render(
             invocation.format,
@@ -116,11 +124,63 @@ pub fn run(invocation: &Invocation) -> Result<ExitCode, ToolError> {
         Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => {}
         Err(err) => return Err(ToolError::io("cannot write the report".into(), err)),
     }
+    if invocation.timings {
+        timings.render = started.elapsed();
+        timings.wall = wall.elapsed();
+        eprint!("{}", timings.render());
+    }
     Ok(if report.has_errors() {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// `--dump-ir FILE.rs[:FUNCTION]`: the IR of a loose file (or of one function in it).
+fn dump_ir(target: &str) -> Result<ExitCode, ToolError> {
+    let (file, function) = match target.find(".rs:") {
+        Some(at) => (&target[..at + 3], Some(&target[at + 4..])),
+        None => (target, None),
+    };
+    let path = PathBuf::from(file);
+    if !path.is_file() {
+        return Err(ToolError::usage(
+            format!("`{file}` does not exist or is not a file"),
+            None,
+        ));
+    }
+    let cwd = std::env::current_dir()
+        .map_err(|e| ToolError::io("cannot read the current directory".into(), e))?;
+    let config = Config::load_workspace(&cwd)?;
+    let mut sources = SourceMap::new();
+    let display = |p: &Path| p.display().to_string();
+    let (krate, errors) = syntax::load_crate("dump", &path, &mut sources, &display, &|_| false);
+    let ir = analyze_crate(&krate, &sources, &analysis_options(&config));
+    let mut out =
+        tensor_lint_analyzer::program::dump_ir(&ir, &sources, function.filter(|f| !f.is_empty()));
+    for error in errors.iter().chain(&ir.errors) {
+        let at = sources
+            .get(error.span.file)
+            .line_col(error.span.lo as usize);
+        out.push_str(&format!(
+            "error at {}:{}:{}: {}\n",
+            sources.get(error.span.file).display,
+            at.line,
+            at.column,
+            error.message
+        ));
+    }
+    if out.is_empty() {
+        return Err(ToolError::usage(
+            match function {
+                Some(name) => format!("no function `{name}` in `{file}`"),
+                None => format!("`{file}` has no functions"),
+            },
+            None,
+        ));
+    }
+    let _ = std::io::stdout().write_all(out.as_bytes());
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Stack of each worker: deeply nested input must not overflow the parser or the
@@ -131,11 +191,98 @@ const WORKER_STACK_BYTES: usize = 512 * 1024 * 1024;
 struct UnitResult {
     sources: SourceMap,
     findings: Vec<Finding>,
+    timings: Timings,
+}
+
+/// Where the time went (`--timings`): per phase, summed over the worker threads, and
+/// which path of the alias oracle decided each query.
+#[derive(Clone, Debug, Default)]
+pub struct Timings {
+    pub discover: Duration,
+    pub parse: Duration,
+    pub lower: Duration,
+    pub lints: Duration,
+    pub render: Duration,
+    pub wall: Duration,
+    pub files: usize,
+    pub lines: usize,
+    /// Oracle queries by the path that decided them.
+    pub oracle: std::collections::BTreeMap<&'static str, u64>,
+}
+
+impl Timings {
+    fn add(&mut self, other: &Timings) {
+        self.parse += other.parse;
+        self.lower += other.lower;
+        self.lints += other.lints;
+        self.files += other.files;
+        self.lines += other.lines;
+        for (path, count) in &other.oracle {
+            *self.oracle.entry(path).or_insert(0) += count;
+        }
+    }
+
+    /// Takes this thread's oracle counters (the lints ran on it).
+    fn add_oracle_stats(&mut self) {
+        for (path, count) in tensor_lint_analyzer::oracle::path_stats() {
+            if count > 0 {
+                *self.oracle.entry(path.as_str()).or_insert(0) += count;
+            }
+        }
+        tensor_lint_analyzer::oracle::reset_path_stats();
+    }
+
+    /// The report printed after the findings.
+    pub fn render(&self) -> String {
+        let ms = |d: Duration| format!("{:.1} ms", d.as_secs_f64() * 1000.0);
+        let mut out = String::from(
+            "timings (parse, lower and lints summed over worker threads):
+",
+        );
+        for (phase, time) in [
+            ("discover", self.discover),
+            ("parse", self.parse),
+            ("lower", self.lower),
+            ("lints + oracle", self.lints),
+            ("render", self.render),
+            ("total (wall)", self.wall),
+        ] {
+            out.push_str(&format!("  {phase:<15} {:>10}\n", ms(time)));
+        }
+        let seconds = self.wall.as_secs_f64().max(1e-9);
+        out.push_str(&format!(
+            "  {} files, {} lines, {:.0} lines per second\n",
+            self.files,
+            self.lines,
+            self.lines as f64 / seconds
+        ));
+        let total: u64 = self.oracle.values().sum();
+        out.push_str(&format!("oracle: {total} queries"));
+        if total > 0 {
+            let parts: Vec<String> = self
+                .oracle
+                .iter()
+                .map(|(path, count)| {
+                    format!(
+                        "{path} {count} ({:.0}%)",
+                        *count as f64 * 100.0 / total as f64
+                    )
+                })
+                .collect();
+            out.push_str(&format!(" decided by {}", parts.join(", ")));
+        }
+        out.push('\n');
+        out
+    }
 }
 
 /// Every unit checked, in parallel, merged into one source map in unit order: the
 /// output does not depend on which worker finished first.
-fn check_units(units: &[Unit], flags: &[LevelFlag]) -> (SourceMap, Vec<Finding>) {
+fn check_units(
+    units: &[Unit],
+    flags: &[LevelFlag],
+    timings: &mut Timings,
+) -> (SourceMap, Vec<Finding>) {
     let results = parallel_map(units, |unit| check_unit_isolated(unit, flags));
     let mut sources = SourceMap::new();
     let mut findings = Vec::new();
@@ -143,6 +290,7 @@ fn check_units(units: &[Unit], flags: &[LevelFlag]) -> (SourceMap, Vec<Finding>)
     // by the first target that mounts it.
     let mut mounted = HashSet::new();
     for result in results {
+        timings.add(&result.timings);
         let base = sources.len() as u32;
         let mut first_mount = Vec::new();
         for file in result.sources.into_files() {
@@ -203,42 +351,50 @@ fn parallel_map<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R + Sync) ->
 /// crate, and the run goes on.
 fn check_unit_isolated(unit: &Unit, flags: &[LevelFlag]) -> UnitResult {
     let mut sources = SourceMap::new();
+    let mut timings = Timings::default();
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        check_unit(unit, flags, &mut sources)
+        check_unit(unit, flags, &mut sources, &mut timings)
     }));
-    match outcome {
-        Ok(findings) => UnitResult { sources, findings },
-        Err(payload) => {
-            let detail = payload
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| payload.downcast_ref::<String>().cloned())
-                .unwrap_or_default();
-            let mut sources = SourceMap::new();
-            let display = display_path(&unit.display_base, &unit.root_file);
-            let text = std::fs::read_to_string(&unit.root_file).unwrap_or_default();
-            let file = sources.add(unit.root_file.clone(), display.clone(), text);
-            let diagnostic = Diagnostic::new(
-                Severity::Error,
-                format!(
-                    "internal error of tensor-lint while checking `{}`",
-                    unit.crate_name
-                ),
-                Label::new(
-                    tensor_lint_analyzer::source::Span::new(file, 0, 0),
-                    "in the crate rooted here",
-                ),
-            )
-            .with_note(format!("the analyzer failed: {detail}"))
-            .with_help("this is a bug in tensor-lint; please report it with this crate's source");
-            UnitResult {
+    let payload = match outcome {
+        Ok(findings) => {
+            return UnitResult {
                 sources,
-                findings: vec![Finding {
-                    diagnostic,
-                    origin: unit.origin.clone(),
-                }],
+                findings,
+                timings,
             }
         }
+        Err(payload) => payload,
+    };
+    let detail = payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_default();
+    let mut sources = SourceMap::new();
+    let display = display_path(&unit.display_base, &unit.root_file);
+    let text = std::fs::read_to_string(&unit.root_file).unwrap_or_default();
+    let file = sources.add(unit.root_file.clone(), display, text);
+    let diagnostic = Diagnostic::new(
+        Severity::Error,
+        format!(
+            "internal error of tensor-lint while checking `{}`",
+            unit.crate_name
+        ),
+        Label::new(
+            tensor_lint_analyzer::source::Span::new(file, 0, 0),
+            "in the crate rooted here",
+        ),
+    )
+    .with_note(format!("the analyzer failed: {detail}"))
+    .with_help("this is a bug in tensor-lint; please report it with this crate's source");
+    let findings = vec![Finding {
+        diagnostic,
+        origin: unit.origin.clone(),
+    }];
+    UnitResult {
+        sources,
+        findings,
+        timings,
     }
 }
 
@@ -264,11 +420,17 @@ fn report_fixes(outcomes: &[fix::FileOutcome]) -> bool {
 
 /// Loads, analyzes and lints one crate, returning its findings with levels applied and
 /// suppressions honoured.
-fn check_unit(unit: &Unit, flags: &[LevelFlag], sources: &mut SourceMap) -> Vec<Finding> {
+fn check_unit(
+    unit: &Unit,
+    flags: &[LevelFlag],
+    sources: &mut SourceMap,
+    timings: &mut Timings,
+) -> Vec<Finding> {
     let display_base = unit.display_base.clone();
     let display = move |path: &Path| display_path(&display_base, path);
     let config = &unit.config;
     let excluded = |path: &Path| config.is_excluded(path);
+    let started = Instant::now();
     let (krate, load_errors) = syntax::load_crate(
         &unit.crate_name,
         &unit.root_file,
@@ -276,6 +438,13 @@ fn check_unit(unit: &Unit, flags: &[LevelFlag], sources: &mut SourceMap) -> Vec<
         &display,
         &excluded,
     );
+    timings.files += krate.files.len();
+    timings.lines += krate
+        .files
+        .iter()
+        .map(|f| sources.get(f.file).line_count())
+        .sum::<usize>();
+    timings.parse += started.elapsed();
 
     let mut diagnostics: Vec<Diagnostic> = load_errors.iter().map(input_error).collect();
     let (regions, suppress_errors) = suppressions(&krate, sources);
@@ -286,7 +455,21 @@ fn check_unit(unit: &Unit, flags: &[LevelFlag], sources: &mut SourceMap) -> Vec<
             .filter_map(|d| apply_warnings_flag(d, flags)),
     );
 
-    let lint_findings = lint_crate(&krate, sources, config);
+    let started = Instant::now();
+    let ir = analyze_crate(&krate, sources, &analysis_options(config));
+    timings.lower += started.elapsed();
+    diagnostics.extend(ir.errors.iter().map(input_error));
+
+    let started = Instant::now();
+    tensor_lint_analyzer::oracle::reset_path_stats();
+    let cx = LintContext {
+        ir: &ir,
+        sources,
+        cache_line_bytes: config.cache_line_bytes,
+    };
+    let lint_findings = registry::check_crate(&cx);
+    timings.lints += started.elapsed();
+    timings.add_oracle_stats();
     for finding in lint_findings {
         if is_suppressed(&finding, &regions) {
             continue;
@@ -304,9 +487,11 @@ fn check_unit(unit: &Unit, flags: &[LevelFlag], sources: &mut SourceMap) -> Vec<
         .collect()
 }
 
-/// The lints of one crate. Filled in as passes land; each reads the analyzer's facts.
-fn lint_crate(_krate: &CrateSources, _sources: &SourceMap, _config: &Config) -> Vec<LintFinding> {
-    Vec::new()
+fn analysis_options(config: &Config) -> AnalysisOptions {
+    AnalysisOptions {
+        cache_line_bytes: config.cache_line_bytes,
+        models: config.models.clone(),
+    }
 }
 
 fn suppressions(krate: &CrateSources, sources: &SourceMap) -> (Vec<AllowRegion>, Vec<SourceError>) {

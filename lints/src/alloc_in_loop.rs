@@ -33,3 +33,6 @@ crate::declare_lint! {
     "tensor allocated on every iteration of a kernel loop",
     status = Planned
 }
+
+/// The pass behind this lint; `None` while it is only declared.
+pub const PASS: Option<crate::context::CheckFn> = None;

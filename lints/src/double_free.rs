@@ -32,3 +32,6 @@ crate::declare_lint! {
     pub DOUBLE_FREE = "double_free", Deny, Correctness, "tensor memory released twice on one path",
     status = Planned
 }
+
+/// The pass behind this lint; `None` while it is only declared.
+pub const PASS: Option<crate::context::CheckFn> = None;

@@ -30,3 +30,6 @@ crate::declare_lint! {
     "threads repeatedly writing distinct bytes of one cache line",
     status = Planned
 }
+
+/// The pass behind this lint; `None` while it is only declared.
+pub const PASS: Option<crate::context::CheckFn> = None;

@@ -42,3 +42,6 @@ crate::declare_lint! {
     pub LEAK = "leak", Warn, Correctness, "tensor memory that is not released on some path",
     status = Planned
 }
+
+/// The pass behind this lint; `None` while it is only declared.
+pub const PASS: Option<crate::context::CheckFn> = None;

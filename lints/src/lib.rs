@@ -6,6 +6,7 @@
 //! - Produces [`diagnostic::Diagnostic`]s; knows nothing of how they are rendered.
 
 pub mod book;
+pub mod context;
 pub mod diagnostic;
 pub mod registry;
 

@@ -30,3 +30,6 @@ crate::declare_lint! {
     "out-of-place op in a kernel whose input dies right there",
     status = Planned
 }
+
+/// The pass behind this lint; `None` while it is only declared.
+pub const PASS: Option<crate::context::CheckFn> = None;

@@ -2,6 +2,7 @@
 //!
 //! `--list`, `--explain`, the SARIF rules and the book all read this table.
 
+use crate::context::{CheckFn, LintContext, LintFinding};
 use crate::diagnostic::Level;
 
 /// What kind of problem a lint finds.
@@ -111,6 +112,46 @@ pub fn lints() -> &'static [&'static Lint] {
     &LINTS
 }
 
+/// Every lint with its pass (`None` for lints only declared so far).
+pub fn passes() -> [(&'static Lint, Option<CheckFn>); 8] {
+    [
+        (&crate::leak::LEAK, crate::leak::PASS),
+        (&crate::double_free::DOUBLE_FREE, crate::double_free::PASS),
+        (
+            &crate::use_after_free::USE_AFTER_FREE,
+            crate::use_after_free::PASS,
+        ),
+        (&crate::alias_race::ALIAS_RACE, crate::alias_race::PASS),
+        (
+            &crate::false_sharing::FALSE_SHARING,
+            crate::false_sharing::PASS,
+        ),
+        (
+            &crate::unsafe_inplace::UNSAFE_INPLACE,
+            crate::unsafe_inplace::PASS,
+        ),
+        (
+            &crate::missed_inplace::MISSED_INPLACE,
+            crate::missed_inplace::PASS,
+        ),
+        (
+            &crate::alloc_in_loop::ALLOC_IN_LOOP,
+            crate::alloc_in_loop::PASS,
+        ),
+    ]
+}
+
+/// Runs every pass over one crate; findings in pass order.
+pub fn check_crate(cx: &LintContext<'_>) -> Vec<LintFinding> {
+    let mut findings = Vec::new();
+    for (_, pass) in passes() {
+        if let Some(pass) = pass {
+            pass(cx, &mut findings);
+        }
+    }
+    findings
+}
+
 /// Looks a lint up by `NAME` or `tensor_lint::NAME`.
 pub fn find(name: &str) -> Option<&'static Lint> {
     let short = name.strip_prefix("tensor_lint::").unwrap_or(name);
@@ -128,7 +169,11 @@ mod tests {
             for section in ["### What it does", "### Why is this bad", "### Example"] {
                 assert!(docs.contains(section), "{} lacks {section}", lint.name);
             }
-            assert!(!lint.summary.ends_with('.'), "{}: summary ends with a period", lint.name);
+            assert!(
+                !lint.summary.ends_with('.'),
+                "{}: summary ends with a period",
+                lint.name
+            );
         }
     }
 
@@ -141,6 +186,21 @@ mod tests {
         assert_eq!(find("tensor_lint::leak").map(|l| l.name), Some("leak"));
         assert_eq!(find("leak").map(|l| l.name), Some("leak"));
         assert!(find("leek").is_none());
+    }
+
+    #[test]
+    fn a_lint_is_active_exactly_when_it_has_a_pass() {
+        for (lint, pass) in passes() {
+            assert_eq!(
+                lint.status == Status::Active,
+                pass.is_some(),
+                "{}",
+                lint.name
+            );
+        }
+        let listed: Vec<_> = passes().iter().map(|(l, _)| l.name).collect();
+        let registered: Vec<_> = lints().iter().map(|l| l.name).collect();
+        assert_eq!(listed, registered);
     }
 
     #[test]

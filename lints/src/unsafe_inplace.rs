@@ -34,3 +34,6 @@ crate::declare_lint! {
     possible_is_warn = true,
     status = Planned
 }
+
+/// The pass behind this lint; `None` while it is only declared.
+pub const PASS: Option<crate::context::CheckFn> = None;

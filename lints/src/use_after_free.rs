@@ -28,3 +28,6 @@ crate::declare_lint! {
     "tensor memory used after its release",
     status = Planned
 }
+
+/// The pass behind this lint; `None` while it is only declared.
+pub const PASS: Option<crate::context::CheckFn> = None;
