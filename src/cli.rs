@@ -32,7 +32,7 @@ fn command() -> Command {
             .help("Check these files on their own, without a Cargo project"))
         .arg(Arg::new("manifest-path").long("manifest-path").value_name("PATH").value_parser(clap::value_parser!(PathBuf))
             .help("Path to Cargo.toml"))
-        .arg(Arg::new("package").short('p').long("package").value_name("SPEC").action(ArgAction::Append)
+        .arg(Arg::new("package").short('p').long("package").value_name("NAME").action(ArgAction::Append)
             .help("Package to check (repeatable)"))
         .arg(Arg::new("workspace").long("workspace").action(ArgAction::SetTrue)
             .help("Check every package of the workspace"))
@@ -56,6 +56,7 @@ fn command() -> Command {
         .arg(Arg::new("timings").long("timings").action(ArgAction::SetTrue)
             .help("Print where the time went and which oracle paths decided the queries"))
         .arg(Arg::new("dump-ir").long("dump-ir").value_name("FILE.rs[:FUNCTION]")
+            .conflicts_with_all(["files", "manifest-path", "package", "workspace", "fix", "baseline", "write-baseline"])
             .help("Print the analyzer's IR of a file (or of one function)"))
         .subcommand(
             Command::new("alias")

@@ -7,7 +7,7 @@
 //! only move the finding to another line.
 
 use std::collections::BTreeMap;
-use std::collections::HashMap;
+
 use std::io::{self, Write};
 
 use serde::Serialize;
@@ -171,17 +171,13 @@ struct Replacement {
 
 fn log(report: &Report<'_>) -> Log {
     let lints = registry::lints();
-    let mut seen_fingerprints: HashMap<u64, usize> = HashMap::new();
+    // The same fingerprints as baselines use, so both identify a finding alike.
     let results = report
         .findings
         .iter()
-        .map(|finding| {
-            result(
-                &finding.diagnostic,
-                report.sources,
-                lints,
-                &mut seen_fingerprints,
-            )
+        .zip(report.fingerprints())
+        .map(|(finding, fingerprint)| {
+            result(&finding.diagnostic, report.sources, lints, fingerprint)
         })
         .collect();
     let repository = env!("CARGO_PKG_REPOSITORY");
@@ -250,17 +246,12 @@ fn result(
     diagnostic: &Diagnostic,
     sources: &SourceMap,
     lints: &[&Lint],
-    seen_fingerprints: &mut HashMap<u64, usize>,
+    fingerprint: String,
 ) -> SarifResult {
     let primary = locate(sources, diagnostic.primary.span);
     let mut partial_fingerprints = BTreeMap::new();
-    if let Some(location) = &primary {
-        let hash = line_hash(diagnostic.code.as_deref(), location);
-        // Identical findings on identical lines of one file stay apart by occurrence,
-        // the way GitHub's own line hash does.
-        let occurrence = seen_fingerprints.entry(hash).or_insert(0);
-        *occurrence += 1;
-        partial_fingerprints.insert(FINGERPRINT_KEY, format!("{hash:016x}:{occurrence}"));
+    if primary.is_some() {
+        partial_fingerprints.insert(FINGERPRINT_KEY, fingerprint);
     }
     let related_locations = diagnostic
         .secondary
@@ -422,29 +413,6 @@ fn fix(suggestion: &Suggestion, sources: &SourceMap) -> Option<Fix> {
         },
         artifact_changes,
     })
-}
-
-/// A hash that stays the same while the finding's line keeps its text, wherever the
-/// line moves: the code, the file and the trimmed text of the primary line. FNV-1a,
-/// because fingerprints must not change between tensor-lint builds and std's hasher
-/// promises no stability.
-fn line_hash(code: Option<&str>, location: &Location<'_>) -> u64 {
-    let line = location.file.line_text(location.start.line - 1).trim();
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    let parts = [code.unwrap_or(""), location.file.display.as_str(), line];
-    for (index, part) in parts.iter().enumerate() {
-        if index > 0 {
-            hash = fnv_step(hash, 0);
-        }
-        for &byte in part.as_bytes() {
-            hash = fnv_step(hash, byte);
-        }
-    }
-    hash
-}
-
-fn fnv_step(hash: u64, byte: u8) -> u64 {
-    (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
 }
 
 #[cfg(test)]
