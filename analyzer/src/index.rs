@@ -1,0 +1,801 @@
+//! The item index of one crate: every function and method with its signature and
+//! annotations, the structs with their field types and `#[repr(align)]`, the modules
+//! across files and the `use` paths of each module, so that the lowering can resolve a
+//! call to a crate-local function or to a modelled library API.
+//!
+//! The index borrows the syntax trees of [`CrateSources`]; nothing in it outlives them.
+
+use std::collections::HashMap;
+
+use syn::spanned::Spanned;
+
+use crate::ir::{Annotations, Assumption, TyClass};
+use crate::lower::int::parse_cmp_expr;
+use crate::lower::ty::classify_type;
+use crate::source::{FileId, SourceError, Span};
+use crate::syntax::CrateSources;
+
+/// A function, an associated function or a method.
+#[derive(Debug)]
+pub struct FnItem<'a> {
+    pub name: String,
+    /// Module the item is in (`[]` for the crate root).
+    pub module: Vec<String>,
+    /// The `impl`'s self type name (`Pool` for `impl<T> Pool<T>`).
+    pub self_ty: Option<String>,
+    /// The trait of a trait impl, or of a provided trait method.
+    pub trait_name: Option<String>,
+    pub sig: &'a syn::Signature,
+    pub block: &'a syn::Block,
+    pub file: FileId,
+    pub annotations: Annotations,
+    pub span: Span,
+}
+
+impl FnItem<'_> {
+    /// `module::Type::name`, crate-relative.
+    pub fn path(&self) -> String {
+        let mut parts: Vec<&str> = self.module.iter().map(String::as_str).collect();
+        if let Some(ty) = &self.self_ty {
+            parts.push(ty);
+        }
+        parts.push(&self.name);
+        parts.join("::")
+    }
+
+    /// Names of the parameters in order (`self` first for methods; `_` for patterns
+    /// that bind no single name).
+    pub fn param_names(&self) -> Vec<String> {
+        param_names(self.sig)
+    }
+
+    pub fn has_receiver(&self) -> bool {
+        self.sig.receiver().is_some()
+    }
+}
+
+/// One field of a struct.
+#[derive(Clone, Debug)]
+pub struct FieldInfo {
+    /// Field name, or its position for tuple structs.
+    pub name: String,
+    pub ty: TyClass,
+    /// Last path segment of the field type (`CachePadded`, `AtomicUsize`, `f32`);
+    /// `[u64]` for arrays.
+    pub ty_name: String,
+    /// Estimated size in bytes, when the type's layout is known.
+    pub bytes: Option<u64>,
+}
+
+/// A struct of the crate.
+#[derive(Clone, Debug)]
+pub struct StructItem {
+    pub name: String,
+    pub module: Vec<String>,
+    pub fields: Vec<FieldInfo>,
+    /// `N` of `#[repr(align(N))]`.
+    pub repr_align: Option<u64>,
+    /// Estimated size in bytes: the fields' sizes added, rounded up to the alignment.
+    /// Field reordering by `repr(Rust)` changes only padding, which this ignores.
+    pub size: Option<u64>,
+    pub span: Span,
+}
+
+/// A module and where its items live.
+#[derive(Clone, Debug)]
+pub struct ModuleItem {
+    pub path: Vec<String>,
+    pub file: FileId,
+    /// `mod foo;` declarations whose body is another file.
+    pub out_of_line_children: Vec<String>,
+}
+
+/// The index of one crate.
+#[derive(Debug, Default)]
+pub struct ItemIndex<'a> {
+    pub fns: Vec<FnItem<'a>>,
+    pub structs: Vec<StructItem>,
+    pub modules: Vec<ModuleItem>,
+    /// Per module path (joined with `::`): alias → full path of each `use`.
+    uses: HashMap<String, HashMap<String, Vec<String>>>,
+    /// Glob imports per module.
+    globs: HashMap<String, Vec<Vec<String>>>,
+    by_path: HashMap<String, Vec<usize>>,
+    by_type_method: HashMap<String, Vec<usize>>,
+    by_method: HashMap<String, Vec<usize>>,
+    /// The written field types of each struct, for the size estimates.
+    struct_types: Vec<Vec<syn::Type>>,
+    /// Problems with annotations.
+    pub errors: Vec<SourceError>,
+}
+
+/// What a path or method call resolved to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Resolved {
+    /// Index into [`ItemIndex::fns`].
+    Local(usize),
+    /// A path outside the crate, fully expanded through `use` aliases
+    /// (`ndarray::Array2::zeros`).
+    External(Vec<String>),
+}
+
+impl<'a> ItemIndex<'a> {
+    /// Indexes every file of `krate`.
+    pub fn build(krate: &'a CrateSources) -> ItemIndex<'a> {
+        let mut index = ItemIndex::default();
+        for parsed in &krate.files {
+            let mut out_of_line = Vec::new();
+            index.collect_items(
+                &parsed.ast.items,
+                &parsed.module_path,
+                parsed.file,
+                &mut out_of_line,
+            );
+            index.modules.push(ModuleItem {
+                path: parsed.module_path.clone(),
+                file: parsed.file,
+                out_of_line_children: out_of_line,
+            });
+        }
+        index.estimate_struct_sizes();
+        for (i, f) in index.fns.iter().enumerate() {
+            index.by_path.entry(f.path()).or_default().push(i);
+            if let Some(ty) = &f.self_ty {
+                index
+                    .by_type_method
+                    .entry(format!("{ty}::{}", f.name))
+                    .or_default()
+                    .push(i);
+                index.by_method.entry(f.name.clone()).or_default().push(i);
+            }
+        }
+        index
+    }
+
+    fn collect_items(
+        &mut self,
+        items: &'a [syn::Item],
+        module: &[String],
+        file: FileId,
+        out_of_line: &mut Vec<String>,
+    ) {
+        for item in items {
+            match item {
+                syn::Item::Fn(f) => {
+                    self.push_fn(&f.sig, &f.block, &f.attrs, module, None, None, file);
+                }
+                syn::Item::Impl(imp) => {
+                    let self_ty = type_name(&imp.self_ty);
+                    let trait_name = imp
+                        .trait_
+                        .as_ref()
+                        .and_then(|(_, path, _)| path.segments.last())
+                        .map(|s| s.ident.to_string());
+                    for it in &imp.items {
+                        if let syn::ImplItem::Fn(m) = it {
+                            self.push_fn(
+                                &m.sig,
+                                &m.block,
+                                &m.attrs,
+                                module,
+                                self_ty.clone(),
+                                trait_name.clone(),
+                                file,
+                            );
+                        }
+                    }
+                }
+                syn::Item::Trait(tr) => {
+                    for it in &tr.items {
+                        if let syn::TraitItem::Fn(m) = it {
+                            if let Some(block) = &m.default {
+                                self.push_fn(
+                                    &m.sig,
+                                    block,
+                                    &m.attrs,
+                                    module,
+                                    Some(tr.ident.to_string()),
+                                    Some(tr.ident.to_string()),
+                                    file,
+                                );
+                            }
+                        }
+                    }
+                }
+                syn::Item::Struct(s) => self.push_struct(s, module, file),
+                syn::Item::Mod(m) => {
+                    let mut child = module.to_vec();
+                    child.push(m.ident.to_string());
+                    match &m.content {
+                        Some((_, items)) => {
+                            let mut nested = Vec::new();
+                            self.collect_items(items, &child, file, &mut nested);
+                            self.modules.push(ModuleItem {
+                                path: child,
+                                file,
+                                out_of_line_children: nested,
+                            });
+                        }
+                        None => out_of_line.push(m.ident.to_string()),
+                    }
+                }
+                syn::Item::Use(u) => {
+                    let mut prefix = Vec::new();
+                    self.collect_use(&u.tree, module, &mut prefix);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn collect_use(&mut self, tree: &syn::UseTree, module: &[String], prefix: &mut Vec<String>) {
+        let key = module.join("::");
+        match tree {
+            syn::UseTree::Path(p) => {
+                prefix.push(p.ident.to_string());
+                self.collect_use(&p.tree, module, prefix);
+                prefix.pop();
+            }
+            syn::UseTree::Name(n) => {
+                let name = n.ident.to_string();
+                let mut full = prefix.clone();
+                if name == "self" {
+                    if let Some(last) = prefix.last().cloned() {
+                        self.uses.entry(key).or_default().insert(last, full);
+                    }
+                    return;
+                }
+                full.push(name.clone());
+                self.uses.entry(key).or_default().insert(name, full);
+            }
+            syn::UseTree::Rename(r) => {
+                let mut full = prefix.clone();
+                full.push(r.ident.to_string());
+                self.uses
+                    .entry(key)
+                    .or_default()
+                    .insert(r.rename.to_string(), full);
+            }
+            syn::UseTree::Glob(_) => self.globs.entry(key).or_default().push(prefix.clone()),
+            syn::UseTree::Group(g) => {
+                for t in &g.items {
+                    self.collect_use(t, module, prefix);
+                }
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn push_fn(
+        &mut self,
+        sig: &'a syn::Signature,
+        block: &'a syn::Block,
+        attrs: &'a [syn::Attribute],
+        module: &[String],
+        self_ty: Option<String>,
+        trait_name: Option<String>,
+        file: FileId,
+    ) {
+        let names = param_names(sig);
+        let annotations = parse_annotations(attrs, &names, file, &mut self.errors);
+        self.fns.push(FnItem {
+            name: sig.ident.to_string(),
+            module: module.to_vec(),
+            self_ty,
+            trait_name,
+            sig,
+            block,
+            file,
+            annotations,
+            span: Span::from_proc_macro(file, sig.ident.span()),
+        });
+    }
+
+    fn push_struct(&mut self, s: &syn::ItemStruct, module: &[String], file: FileId) {
+        let fields = s
+            .fields
+            .iter()
+            .enumerate()
+            .map(|(i, f)| FieldInfo {
+                name: f
+                    .ident
+                    .as_ref()
+                    .map_or_else(|| i.to_string(), |id| id.to_string()),
+                ty: classify_type(&f.ty),
+                ty_name: match &f.ty {
+                    syn::Type::Array(a) => format!("[{}]", type_name(&a.elem).unwrap_or_default()),
+                    other => type_name(other).unwrap_or_default(),
+                },
+                bytes: None,
+            })
+            .collect();
+        self.struct_types
+            .push(s.fields.iter().map(|f| f.ty.clone()).collect());
+        self.structs.push(StructItem {
+            name: s.ident.to_string(),
+            module: module.to_vec(),
+            fields,
+            repr_align: repr_align(&s.attrs),
+            size: None,
+            span: Span::from_proc_macro(file, s.ident.span()),
+        });
+    }
+
+    /// Fills in field and struct sizes, smallest structs first: a struct whose fields
+    /// are all known gets a size, which may make an enclosing struct known next round.
+    fn estimate_struct_sizes(&mut self) {
+        for _ in 0..8 {
+            let mut changed = false;
+            for k in 0..self.structs.len() {
+                if self.structs[k].size.is_some() {
+                    continue;
+                }
+                let sizes: Vec<Option<u64>> = self.struct_types[k]
+                    .iter()
+                    .map(|t| self.type_size(t, 0))
+                    .collect();
+                for (f, b) in self.structs[k].fields.iter_mut().zip(&sizes) {
+                    f.bytes = *b;
+                }
+                if let Some(total) = sizes.iter().copied().sum::<Option<u64>>() {
+                    let align = self.structs[k].repr_align.unwrap_or(1).max(1);
+                    self.structs[k].size = Some(total.div_ceil(align) * align);
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+    }
+
+    /// Estimated size of a written type in bytes (64-bit target).
+    pub fn type_size(&self, ty: &syn::Type, depth: u32) -> Option<u64> {
+        if depth > 16 {
+            return None;
+        }
+        match ty {
+            syn::Type::Reference(r) => Some(if matches!(*r.elem, syn::Type::Slice(_)) {
+                16
+            } else {
+                8
+            }),
+            syn::Type::Ptr(_) | syn::Type::BareFn(_) => Some(8),
+            syn::Type::Paren(p) => self.type_size(&p.elem, depth + 1),
+            syn::Type::Tuple(t) => t.elems.iter().map(|e| self.type_size(e, depth + 1)).sum(),
+            syn::Type::Array(a) => {
+                let n = match &a.len {
+                    syn::Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Int(i),
+                        ..
+                    }) => i.base10_parse::<u64>().ok()?,
+                    _ => return None,
+                };
+                self.type_size(&a.elem, depth + 1)?.checked_mul(n)
+            }
+            syn::Type::Path(p) => {
+                let last = p.path.segments.last()?;
+                let name = last.ident.to_string();
+                if let Some(b) = crate::lower::ty::scalar_bytes(&name) {
+                    return Some(u64::from(b));
+                }
+                let arg = match &last.arguments {
+                    syn::PathArguments::AngleBracketed(a) => a.args.iter().find_map(|g| match g {
+                        syn::GenericArgument::Type(t) => Some(t),
+                        _ => None,
+                    }),
+                    _ => None,
+                };
+                match name.as_str() {
+                    "Vec" | "String" | "VecDeque" => Some(24),
+                    "Box" | "Arc" | "Rc" | "NonNull" | "AtomicPtr" => Some(8),
+                    // crossbeam pads to 128 bytes on x86_64 and aarch64.
+                    "CachePadded" => Some(self.type_size(arg?, depth + 1)?.div_ceil(128) * 128),
+                    "ManuallyDrop" | "UnsafeCell" | "Cell" | "Wrapping" => {
+                        self.type_size(arg?, depth + 1)
+                    }
+                    _ => self.struct_named(&name).and_then(|s| s.size),
+                }
+            }
+            _ => None,
+        }
+    }
+
+    pub fn fn_item(&self, idx: usize) -> Option<&FnItem<'a>> {
+        self.fns.get(idx)
+    }
+
+    pub fn struct_named(&self, name: &str) -> Option<&StructItem> {
+        self.structs.iter().find(|s| s.name == name)
+    }
+
+    /// Expands the first segment of `path` through the `use` declarations of `module`
+    /// and makes `crate::`/`self::`/`super::` paths crate-absolute.
+    pub fn expand_path(&self, module: &[String], path: &[String]) -> Vec<String> {
+        let Some(first) = path.first() else {
+            return Vec::new();
+        };
+        match first.as_str() {
+            "crate" => return path[1..].to_vec(),
+            "self" => return module.iter().chain(&path[1..]).cloned().collect(),
+            "super" => {
+                let mut base = module.to_vec();
+                let mut rest = path;
+                while rest.first().is_some_and(|s| s == "super") {
+                    base.pop();
+                    rest = &rest[1..];
+                }
+                return base.into_iter().chain(rest.iter().cloned()).collect();
+            }
+            _ => {}
+        }
+        if let Some(full) = self.uses.get(&module.join("::")).and_then(|m| m.get(first)) {
+            let expanded: Vec<String> = full.iter().chain(&path[1..]).cloned().collect();
+            // A `use crate::a::b` import names a crate-local item.
+            if expanded
+                .first()
+                .is_some_and(|s| s == "crate" || s == "self" || s == "super")
+            {
+                return self.expand_path(module, &expanded);
+            }
+            return expanded;
+        }
+        path.to_vec()
+    }
+
+    /// Resolves a path written in `module`; `self_ty` resolves `Self::f`.
+    pub fn resolve_path(
+        &self,
+        module: &[String],
+        self_ty: Option<&str>,
+        path: &[String],
+    ) -> Resolved {
+        let mut path = path.to_vec();
+        if path.first().is_some_and(|s| s == "Self") {
+            if let Some(ty) = self_ty {
+                path[0] = ty.to_string();
+            }
+        }
+        let expanded = self.expand_path(module, &path);
+        // Relative to the current module first, then crate-absolute.
+        let relative: Vec<String> = module.iter().chain(&expanded).cloned().collect();
+        for candidate in [&relative, &expanded] {
+            if let Some(&idx) = self
+                .by_path
+                .get(&candidate.join("::"))
+                .and_then(|v| v.first())
+            {
+                return Resolved::Local(idx);
+            }
+        }
+        if expanded.len() >= 2 {
+            let key = expanded[expanded.len() - 2..].join("::");
+            if let Some(&idx) = self.by_type_method.get(&key).and_then(|v| v.first()) {
+                return Resolved::Local(idx);
+            }
+        }
+        if expanded.len() == 1 {
+            for glob in self.globs.get(&module.join("::")).into_iter().flatten() {
+                let full: Vec<String> = glob.iter().chain(&expanded).cloned().collect();
+                let full = self.expand_path(module, &full);
+                if let Some(&idx) = self.by_path.get(&full.join("::")).and_then(|v| v.first()) {
+                    return Resolved::Local(idx);
+                }
+            }
+        }
+        Resolved::External(expanded)
+    }
+
+    /// Crate-local methods named `name`, optionally on the type `ty`.
+    pub fn methods_named(&self, ty: Option<&str>, name: &str) -> Vec<usize> {
+        if let Some(ty) = ty {
+            if let Some(found) = self.by_type_method.get(&format!("{ty}::{name}")) {
+                return found.clone();
+            }
+        }
+        self.by_method.get(name).cloned().unwrap_or_default()
+    }
+}
+
+/// The last path segment of a type, looking through references and pointers.
+pub fn type_name(ty: &syn::Type) -> Option<String> {
+    match ty {
+        syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+        syn::Type::Reference(r) => type_name(&r.elem),
+        syn::Type::Ptr(p) => type_name(&p.elem),
+        syn::Type::Paren(p) => type_name(&p.elem),
+        syn::Type::Group(g) => type_name(&g.elem),
+        _ => None,
+    }
+}
+
+fn param_names(sig: &syn::Signature) -> Vec<String> {
+    sig.inputs
+        .iter()
+        .map(|arg| match arg {
+            syn::FnArg::Receiver(_) => "self".to_string(),
+            syn::FnArg::Typed(t) => pat_name(&t.pat).unwrap_or_else(|| "_".to_string()),
+        })
+        .collect()
+}
+
+fn pat_name(pat: &syn::Pat) -> Option<String> {
+    match pat {
+        syn::Pat::Ident(i) => Some(i.ident.to_string()),
+        syn::Pat::Type(t) => pat_name(&t.pat),
+        syn::Pat::Reference(r) => pat_name(&r.pat),
+        _ => None,
+    }
+}
+
+fn repr_align(attrs: &[syn::Attribute]) -> Option<u64> {
+    let mut align = None;
+    for attr in attrs.iter().filter(|a| a.path().is_ident("repr")) {
+        let _ = attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("align") {
+                let content;
+                syn::parenthesized!(content in meta.input);
+                let lit: syn::LitInt = content.parse()?;
+                align = lit.base10_parse::<u64>().ok();
+            } else if meta.input.peek(syn::token::Paren) {
+                let content;
+                syn::parenthesized!(content in meta.input);
+                let _: proc_macro2::TokenStream = content.parse()?;
+            }
+            Ok(())
+        });
+    }
+    align
+}
+
+/// The annotation named by an attribute path: `tensor_lint::kernel` → `kernel`.
+fn annotation_name(path: &syn::Path) -> Option<String> {
+    let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    match segs.as_slice() {
+        [krate, name] if krate == "tensor_lint" => Some(name.clone()),
+        _ => None,
+    }
+}
+
+/// Reads the `tensor-lint` annotations of one function; problems go to `errors`.
+pub(crate) fn parse_annotations(
+    attrs: &[syn::Attribute],
+    params: &[String],
+    file: FileId,
+    errors: &mut Vec<SourceError>,
+) -> Annotations {
+    let mut ann = Annotations::default();
+    for attr in attrs {
+        let Some(name) = annotation_name(attr.path()) else {
+            continue;
+        };
+        let span = Span::from_proc_macro(file, attr.span());
+        let has_args = matches!(attr.meta, syn::Meta::List(_));
+        match name.as_str() {
+            "kernel" => {
+                ann.kernel = true;
+                if has_args {
+                    parse_kernel_args(attr, file, span, &mut ann.assumptions, errors);
+                }
+            }
+            "alloc" => ann.alloc = true,
+            "free" | "inplace" => match attr.parse_args::<syn::Ident>() {
+                Ok(id) => match param_index(params, &id.to_string()) {
+                    Some(i) if name == "free" => ann.frees.push(i),
+                    Some(i) => ann.inplace.push(i),
+                    None => errors.push(no_such_param(file, &id, params)),
+                },
+                Err(e) => errors.push(malformed(
+                    file,
+                    span,
+                    &name,
+                    &e,
+                    "expected a parameter name",
+                )),
+            },
+            "view" => {
+                let mut target = None;
+                let parsed = attr.parse_nested_meta(|meta| {
+                    if meta.path.is_ident("of") {
+                        let id: syn::Ident = meta.value()?.parse()?;
+                        target = Some(id);
+                        Ok(())
+                    } else {
+                        Err(meta.error("expected `of = ARG`"))
+                    }
+                });
+                match (parsed, target) {
+                    (Ok(()), Some(id)) => match param_index(params, &id.to_string()) {
+                        Some(i) => ann.view_of = Some(i),
+                        None => errors.push(no_such_param(file, &id, params)),
+                    },
+                    (Err(e), _) => {
+                        errors.push(malformed(file, span, &name, &e, "expected `of = ARG`"))
+                    }
+                    (Ok(()), None) => errors.push(SourceError {
+                        span,
+                        message: "`tensor_lint::view` needs `of = ARG`".into(),
+                        label: "expected `view(of = ARG)`".into(),
+                    }),
+                }
+            }
+            // `allow` is read by `crate::suppress`, with the allow comments.
+            _ => {}
+        }
+    }
+    ann
+}
+
+fn parse_kernel_args(
+    attr: &syn::Attribute,
+    file: FileId,
+    span: Span,
+    out: &mut Vec<Assumption>,
+    errors: &mut Vec<SourceError>,
+) {
+    let result = attr.parse_nested_meta(|meta| {
+        if !meta.path.is_ident("assume") {
+            return Err(meta.error("expected `assume(...)`"));
+        }
+        let content;
+        syn::parenthesized!(content in meta.input);
+        let conds = syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated(&content)?;
+        for cond in &conds {
+            match parse_cmp_expr(cond) {
+                Some(a) => out.push(a),
+                None => {
+                    return Err(syn::Error::new(
+                        cond.span(),
+                        "not a comparison of integer expressions (`==`, `!=`, `<`, `<=`, `>`, `>=`)",
+                    ));
+                }
+            }
+        }
+        Ok(())
+    });
+    if let Err(e) = result {
+        let at = Span::from_proc_macro(file, e.span());
+        let at = if at.lo == at.hi { span } else { at };
+        errors.push(SourceError {
+            span: at,
+            message: format!("malformed `tensor_lint::kernel` annotation: {e}"),
+            label: "expected `assume(EXPR CMP EXPR, ...)` over integer sizes".into(),
+        });
+    }
+}
+
+fn param_index(params: &[String], name: &str) -> Option<usize> {
+    params.iter().position(|p| p == name)
+}
+
+fn no_such_param(file: FileId, id: &syn::Ident, params: &[String]) -> SourceError {
+    let listed: Vec<String> = params
+        .iter()
+        .filter(|p| *p != "_")
+        .map(|p| format!("`{p}`"))
+        .collect();
+    SourceError {
+        span: Span::from_proc_macro(file, id.span()),
+        message: format!("annotation names `{id}`, which is not a parameter of this function"),
+        label: if listed.is_empty() {
+            "this function has no named parameters".into()
+        } else {
+            format!("expected one of {}", listed.join(", "))
+        },
+    }
+}
+
+fn malformed(file: FileId, span: Span, name: &str, e: &syn::Error, label: &str) -> SourceError {
+    let at = Span::from_proc_macro(file, e.span());
+    SourceError {
+        span: if at.lo == at.hi { span } else { at },
+        message: format!("malformed `tensor_lint::{name}` annotation: {e}"),
+        label: label.into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syntax::ParsedFile;
+
+    fn krate(files: &[(&[&str], &str)]) -> CrateSources {
+        CrateSources {
+            name: "t".into(),
+            files: files
+                .iter()
+                .enumerate()
+                .map(|(i, (module, text))| ParsedFile {
+                    file: FileId(i as u32),
+                    module_path: module.iter().map(|s| s.to_string()).collect(),
+                    ast: syn::parse_file(text).expect("test source parses"),
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn resolves_calls_through_use_aliases_across_files() {
+        let k = krate(&[
+            (&[], "mod kern; use crate::kern::scale as sc; fn main() {}"),
+            (
+                &["kern"],
+                "pub fn scale() {} pub struct P(*mut f32); impl P { fn get(&self) {} }",
+            ),
+        ]);
+        let idx = ItemIndex::build(&k);
+        let Resolved::Local(i) = idx.resolve_path(&[], None, &["sc".into()]) else {
+            panic!("alias did not resolve");
+        };
+        assert_eq!(idx.fns[i].path(), "kern::scale");
+        assert_eq!(idx.methods_named(None, "get").len(), 1);
+        assert_eq!(
+            idx.modules[0].out_of_line_children,
+            vec!["kern".to_string()]
+        );
+    }
+
+    #[test]
+    fn external_paths_expand_through_use() {
+        let k = krate(&[(&[], "use ndarray::Array2 as A; fn f() {}")]);
+        let idx = ItemIndex::build(&k);
+        assert_eq!(
+            idx.resolve_path(&[], None, &["A".into(), "zeros".into()]),
+            Resolved::External(vec!["ndarray".into(), "Array2".into(), "zeros".into()])
+        );
+    }
+
+    #[test]
+    fn struct_fields_and_repr_align_are_recorded() {
+        let k = krate(&[(
+            &[],
+            "#[repr(C, align(64))] struct Slot { n: u64, p: *mut f32 }",
+        )]);
+        let idx = ItemIndex::build(&k);
+        let s = idx.struct_named("Slot").expect("indexed");
+        assert_eq!(s.repr_align, Some(64));
+        assert_eq!(s.fields[1].ty, TyClass::RawPtr);
+        assert_eq!(s.size, Some(64));
+    }
+
+    #[test]
+    fn struct_sizes_add_fields_and_pad_cache_padded() {
+        let k = krate(&[(
+            &[],
+            "struct Counts { hits: [u64; 8], inner: Inner } struct Inner(u32, u32);              struct Padded { c: CachePadded<AtomicUsize> }",
+        )]);
+        let idx = ItemIndex::build(&k);
+        assert_eq!(idx.struct_named("Counts").and_then(|s| s.size), Some(72));
+        assert_eq!(idx.struct_named("Padded").and_then(|s| s.size), Some(128));
+    }
+
+    #[test]
+    fn annotation_naming_no_parameter_is_an_error() {
+        let k = krate(&[(&[], "#[tensor_lint::free(buf)] fn release(b: *mut u8) {}")]);
+        let idx = ItemIndex::build(&k);
+        assert_eq!(idx.errors.len(), 1);
+        assert!(idx.errors[0].message.contains("`buf`"), "{:?}", idx.errors);
+    }
+
+    #[test]
+    fn annotations_map_arguments_to_parameter_indices() {
+        let k = krate(&[(
+            &[],
+            "#[tensor_lint::view(of = a)] #[tensor_lint::inplace(b)] fn f(&self, a: &[f32], b: &mut [f32]) {}",
+        )]);
+        let idx = ItemIndex::build(&k);
+        let ann = &idx.fns[0].annotations;
+        assert_eq!(ann.view_of, Some(1));
+        assert_eq!(ann.inplace, vec![2]);
+        assert!(idx.errors.is_empty());
+    }
+
+    #[test]
+    fn malformed_kernel_assumption_is_an_error_with_a_span() {
+        let text = "#[tensor_lint::kernel(assume(n + 1))] fn k(n: usize) {}";
+        let k = krate(&[(&[], text)]);
+        let idx = ItemIndex::build(&k);
+        assert_eq!(idx.errors.len(), 1, "{:?}", idx.errors);
+        assert_eq!(&text[idx.errors[0].span.range()], "n + 1");
+    }
+}

@@ -1,0 +1,557 @@
+//! The tensor IR: what every lint reads instead of syntax.
+//!
+//! Each function is lowered to a [`FnIr`]: one table of [`Value`]s shared by the function
+//! body and the closures nested in it (a closure reads the outer values it captures
+//! directly), one [`Body`] per body (index 0 is the function itself), and a table of
+//! memory [`Root`]s. A body is a control-flow graph of [`Block`]s whose statements are
+//! tensor [`Op`]s, each with the span of the source that produced it.
+//!
+//! Memory is described by roots and views: a root is one buffer (an allocation, a
+//! parameter's memory, a static); a view value reaches a root through an alias-oracle
+//! [`View`] (offset and strided dimensions in elements of the root) when the geometry is
+//! known, and through the root alone when it is not. Raw pointers carry the root they
+//! were derived from (their provenance) and, when known, the element they point at as a
+//! zero-dimensional view.
+
+use crate::oracle::{Expr, View};
+use crate::source::Span;
+
+pub use crate::oracle::RootId;
+
+/// Index of a value in [`FnIr::values`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ValueId(pub u32);
+
+/// Index of a block in [`Body::blocks`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct BlockId(pub u32);
+
+/// Index of a body in [`FnIr::bodies`]; `BodyId(0)` is the function's own body.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct BodyId(pub u32);
+
+/// Index of a function in [`crate::program::CrateIr`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct FnId(pub u32);
+
+/// What a value holds, as far as tensor memory is concerned.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ValueKind {
+    /// Nothing the analysis can use (the result of an opaque call, a non-tensor struct).
+    Unknown,
+    /// A number or boolean; its integer value, when known, is in [`Value::int`].
+    Scalar,
+    /// Owns the buffer of a root (a `Vec`, an owned array, a tensor handle).
+    Root(RootId),
+    /// Borrows or shares memory of a root (a slice, an array view, a shallow clone).
+    View(RootId),
+    /// A raw pointer (or an address cast to `usize`) derived from a root; `None` when
+    /// its provenance is not known.
+    RawPtr(Option<RootId>),
+    /// A closure whose code is the given nested body.
+    Closure(BodyId),
+    /// The handle of a `rayon::scope` / `std::thread::scope` that tasks are spawned on.
+    ScopeHandle,
+}
+
+impl ValueKind {
+    /// The root whose memory this value reaches, if one is known.
+    pub fn root(&self) -> Option<RootId> {
+        match self {
+            ValueKind::Root(r) | ValueKind::View(r) | ValueKind::RawPtr(Some(r)) => Some(*r),
+            _ => None,
+        }
+    }
+
+    /// Whether the value reaches tensor memory at all.
+    pub fn is_memory(&self) -> bool {
+        matches!(
+            self,
+            ValueKind::Root(_) | ValueKind::View(_) | ValueKind::RawPtr(_)
+        )
+    }
+}
+
+/// One value: a binding, a parameter or a temporary.
+#[derive(Clone, Debug)]
+pub struct Value {
+    /// The binding's name; `None` for temporaries.
+    pub name: Option<String>,
+    pub kind: ValueKind,
+    /// Where this value sits in its root, when the geometry is known.
+    pub view: Option<View>,
+    /// The integer this scalar holds, as an expression over symbolic sizes.
+    pub int: Option<Expr>,
+    /// What the declared or inferred type says about the value.
+    pub ty: TyClass,
+    pub span: Span,
+}
+
+/// Coarse type classes: all that is needed without a type checker.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum TyClass {
+    #[default]
+    Unknown,
+    /// Integer, float or bool.
+    Scalar,
+    /// `Vec<T>`, `Box<[T]>`: an owned buffer.
+    Vec,
+    /// `&[T]` / `&mut [T]`.
+    Slice,
+    /// `Array*` / `ArcArray*`: an owned ndarray.
+    Array,
+    /// `ArrayView*` / `ArrayViewMut*` / `RawArrayView*`.
+    ArrayView,
+    /// A PyTorch-style tensor handle (`tch::Tensor`, `candle::Tensor`).
+    Tensor,
+    /// `*const T` / `*mut T` / `NonNull<T>`.
+    RawPtr,
+    /// `Arc<T>` / `Rc<T>`: cloning shares.
+    Shared,
+    /// A struct of the checked crate.
+    LocalStruct,
+}
+
+/// Where a root's memory comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RootOrigin {
+    /// Allocated in this function at the root's span.
+    Alloc,
+    /// Memory reached through parameter `n` (receiver = 0 for methods).
+    Param(usize),
+    /// A `static` or a literal.
+    Static,
+    /// Returned by a call whose origin is not known.
+    Unknown,
+}
+
+/// One buffer of memory.
+#[derive(Clone, Debug)]
+pub struct Root {
+    pub id: RootId,
+    /// The binding or parameter it is first known by.
+    pub name: String,
+    pub origin: RootOrigin,
+    /// Bytes per element.
+    pub elem_bytes: u32,
+    /// The element type's name when written (`f32`, `Slot`, `CachePadded`).
+    pub elem_type: Option<String>,
+    /// Shape in elements, when known (`[n, m]` for `Array::zeros((n, m))`).
+    pub shape: Option<Vec<Expr>>,
+    /// How this root's memory is released.
+    pub released_by: ReleasedBy,
+    /// `true` when autograd records it (`requires_grad`).
+    pub requires_grad: bool,
+    pub span: Span,
+}
+
+/// The release an allocation is owed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ReleasedBy {
+    /// Dropped automatically at the end of its owner's scope (RAII).
+    Drop,
+    /// `std::alloc::dealloc`.
+    Dealloc,
+    /// `Box::from_raw` (after `Box::into_raw`).
+    BoxFromRaw,
+    /// A function named in a model or a `#[tensor_lint::free]` annotation.
+    Function(String),
+    /// Never released: memory of a parameter, a static.
+    NotOwned,
+}
+
+/// How a value stops being released by this function.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EscapeKind {
+    /// Returned to the caller.
+    Returned,
+    /// Stored into a field, a collection or an outer binding.
+    Stored,
+    /// Moved into a call that may keep it.
+    PassedOn(String),
+    /// Deliberately leaked: `Box::leak`, `mem::forget`, `into_raw`, `ManuallyDrop::new`.
+    Leaked(String),
+}
+
+/// How memory is released.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ReleaseKind {
+    /// `drop(x)` / `mem::drop(x)`.
+    Drop,
+    /// `std::alloc::dealloc(p, layout)`.
+    Dealloc,
+    /// `Box::from_raw(p)`: the box takes ownership back and frees on drop.
+    BoxFromRaw,
+    /// A modelled or annotated free function.
+    Function(String),
+    /// The owning binding goes out of scope (RAII drop at the closing brace), for
+    /// bindings that were not moved anywhere in the scope.
+    ScopeEnd,
+}
+
+/// How a view was derived from its source.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ViewOp {
+    /// The same memory and geometry (`view()`, `&x`, `shallow_clone`, reborrow).
+    Whole,
+    /// A `s![]` slice, `narrow`, `slice_axis`, `row`/`column`, `index_axis`, ...
+    Slice(Vec<SliceSpec>),
+    Transpose,
+    Permute(Vec<usize>),
+    /// `broadcast` / `expand`: stride 0 on the new axes.
+    Broadcast(Vec<Expr>),
+    Reshape(Vec<Expr>),
+    Diag,
+    /// One part of `split_at(axis, at)` / `split_at_mut(at)`.
+    Split {
+        axis: usize,
+        at: Expr,
+        second: bool,
+    },
+    /// The elements (or chunks) an iterator yields, `index` being the iteration.
+    Iter {
+        axis: usize,
+        chunk: Option<Expr>,
+        index: Expr,
+    },
+    /// A raw-pointer step: `p.add(n)`, `p.offset(n)`, `p.sub(n)`.
+    Offset(Expr),
+    /// Rebuilding a view from a raw pointer (`from_raw_parts`, `from_shape_ptr`).
+    FromRaw {
+        shape: Vec<Expr>,
+        strides: Option<Vec<Expr>>,
+    },
+    /// Any other view-producing method; geometry unknown.
+    Opaque(String),
+}
+
+/// One axis entry of a slice, as in ndarray's `s![]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SliceSpec {
+    /// `start..end;step` (end `None` = to the end; negative numbers count from the end).
+    Range {
+        start: Option<Expr>,
+        end: Option<Expr>,
+        step: Expr,
+    },
+    /// A single index, which removes the axis.
+    Index(Expr),
+    /// `NewAxis`.
+    NewAxis,
+}
+
+/// What a call resolved to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Callee {
+    /// A function of the checked crate.
+    Local(FnId),
+    /// A closure of this function.
+    Closure(BodyId),
+    /// Anything else, by the path or method name written.
+    Unknown(String),
+}
+
+/// Which kind of parallelism a region has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParallelKind {
+    /// `rayon::join(a, b)`: two tasks, each once.
+    Join,
+    /// `rayon::scope` / `std::thread::scope`: the tasks spawned on the handle.
+    Scope,
+    /// `std::thread::spawn`: the task runs alongside the rest of the function.
+    ThreadSpawn,
+    /// `par_iter*`, `par_chunks*`, `into_par_iter`, `par_for_each`, `par_azip!`:
+    /// one task whose body runs once per iteration, concurrently.
+    ParIter,
+}
+
+/// One task of a parallel region.
+#[derive(Clone, Debug)]
+pub struct Task {
+    pub body: BodyId,
+    /// `Some` when many instances of the task run at once (a parallel iteration, or a
+    /// spawn inside a loop).
+    pub iteration: Option<Iteration>,
+    pub span: Span,
+}
+
+/// The iteration space of a replicated task.
+#[derive(Clone, Debug)]
+pub struct Iteration {
+    /// The symbol the task's views are indexed by (distinct per instance).
+    pub symbol: String,
+    /// `lo <= symbol < hi`.
+    pub lo: Expr,
+    pub hi: Expr,
+    /// The binding that holds the iteration's element or index inside the task.
+    pub value: Option<ValueId>,
+}
+
+/// A parallel region.
+#[derive(Clone, Debug)]
+pub struct ParallelRegion {
+    pub kind: ParallelKind,
+    pub tasks: Vec<Task>,
+}
+
+/// One operation of the IR.
+#[derive(Clone, Debug)]
+pub enum Op {
+    /// New memory: `dst` owns `root`; `size` in elements when known.
+    Alloc {
+        dst: ValueId,
+        root: RootId,
+        size: Option<Expr>,
+    },
+    /// Memory reached by `value` is released.
+    Release { value: ValueId, how: ReleaseKind },
+    /// `dst` is a view of `src`.
+    View {
+        dst: ValueId,
+        src: ValueId,
+        how: ViewOp,
+    },
+    /// Elements of `value` are read; `region` is the part read when it is smaller than
+    /// the whole value (`a[[i, j]]`, `*p`).
+    Read {
+        value: ValueId,
+        region: Option<View>,
+    },
+    /// Elements of `value` are written.
+    Write {
+        value: ValueId,
+        region: Option<View>,
+    },
+    /// An in-place op: `dst` is overwritten from its old value and `srcs`.
+    InPlace {
+        dst: ValueId,
+        srcs: Vec<ValueId>,
+        method: String,
+    },
+    /// `value` stops being this function's to release.
+    Escape { value: ValueId, how: EscapeKind },
+    /// Tasks that run concurrently; their bodies are nested bodies of this function.
+    Parallel(ParallelRegion),
+    /// A task spawned on a scope handle (also listed in the scope's region).
+    Spawn { scope: ValueId, task: Task },
+    Call {
+        dst: Option<ValueId>,
+        callee: Callee,
+        args: Vec<ValueId>,
+    },
+    /// `dst = src` (a move, copy or reborrow of the same memory).
+    Assign { dst: ValueId, src: ValueId },
+    /// Autograd starts (or stops) recording `value`.
+    RequiresGrad { value: ValueId, on: bool },
+    /// Plain use of a value (a condition, an opaque macro argument).
+    Use { value: ValueId },
+    /// On this path the pointer is null (`if p.is_null() { .. }`): the allocation it
+    /// would hold did not happen.
+    AssumeNull { value: ValueId },
+}
+
+impl Op {
+    /// Values this op reads (its uses, for liveness).
+    pub fn uses(&self) -> Vec<ValueId> {
+        match self {
+            Op::Alloc { .. } | Op::Parallel(_) => Vec::new(),
+            Op::Release { value, .. }
+            | Op::Read { value, .. }
+            | Op::Write { value, .. }
+            | Op::Escape { value, .. }
+            | Op::RequiresGrad { value, .. }
+            | Op::Use { value }
+            | Op::AssumeNull { value } => vec![*value],
+            Op::View { src, .. } | Op::Assign { src, .. } => vec![*src],
+            Op::InPlace { dst, srcs, .. } => {
+                std::iter::once(*dst).chain(srcs.iter().copied()).collect()
+            }
+            Op::Spawn { scope, .. } => vec![*scope],
+            Op::Call { args, .. } => args.clone(),
+        }
+    }
+
+    /// The value this op defines, if any.
+    pub fn def(&self) -> Option<ValueId> {
+        match self {
+            Op::Alloc { dst, .. } | Op::View { dst, .. } | Op::Assign { dst, .. } => Some(*dst),
+            Op::Call { dst, .. } => *dst,
+            _ => None,
+        }
+    }
+}
+
+/// An op with the span of the source it came from.
+#[derive(Clone, Debug)]
+pub struct Stmt {
+    pub op: Op,
+    pub span: Span,
+}
+
+/// Why a body returns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReturnKind {
+    /// Falling off the end of the body.
+    End,
+    /// An explicit `return`.
+    Early,
+    /// The error path of `?`.
+    Try,
+}
+
+/// How control leaves a block.
+#[derive(Clone, Debug)]
+pub enum Terminator {
+    Goto(BlockId),
+    /// A two-way or many-way branch (`if`, `match`, a loop condition); `cond` is the
+    /// value tested when there is one.
+    Branch {
+        cond: Option<ValueId>,
+        targets: Vec<BlockId>,
+    },
+    Return {
+        value: Option<ValueId>,
+        kind: ReturnKind,
+    },
+    /// Control never continues (`panic!`, `unreachable!`, an infinite loop's exit).
+    Unreachable,
+}
+
+impl Terminator {
+    pub fn successors(&self) -> &[BlockId] {
+        match self {
+            Terminator::Goto(b) => std::slice::from_ref(b),
+            Terminator::Branch { targets, .. } => targets,
+            Terminator::Return { .. } | Terminator::Unreachable => &[],
+        }
+    }
+}
+
+/// A basic block.
+#[derive(Clone, Debug)]
+pub struct Block {
+    pub stmts: Vec<Stmt>,
+    pub term: Terminator,
+    /// Span of the terminator (the `return`, the `?`, the loop).
+    pub term_span: Span,
+    /// Nesting depth of loops around the block (0 = not in a loop).
+    pub loop_depth: u32,
+}
+
+/// Whether a body is the function or a closure in it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BodyKind {
+    Function,
+    Closure {
+        parent: BodyId,
+        captures: Vec<ValueId>,
+    },
+}
+
+/// A control-flow graph; `blocks[0]` is the entry.
+#[derive(Clone, Debug)]
+pub struct Body {
+    pub kind: BodyKind,
+    pub params: Vec<ValueId>,
+    pub blocks: Vec<Block>,
+    pub span: Span,
+}
+
+impl Body {
+    pub fn block(&self, id: BlockId) -> &Block {
+        &self.blocks[id.0 as usize]
+    }
+
+    /// Predecessor lists of every block.
+    pub fn predecessors(&self) -> Vec<Vec<BlockId>> {
+        let mut preds = vec![Vec::new(); self.blocks.len()];
+        for (i, block) in self.blocks.iter().enumerate() {
+            for succ in block.term.successors() {
+                if let Some(list) = preds.get_mut(succ.0 as usize) {
+                    list.push(BlockId(i as u32));
+                }
+            }
+        }
+        preds
+    }
+}
+
+/// The parsed `assume(...)` of a kernel annotation: `lhs cmp rhs`.
+#[derive(Clone, Debug)]
+pub struct Assumption {
+    pub lhs: Expr,
+    pub cmp: crate::oracle::Cmp,
+    pub rhs: Expr,
+}
+
+/// What the `tensor-lint` annotations say about a function.
+#[derive(Clone, Debug, Default)]
+pub struct Annotations {
+    /// `#[tensor_lint::kernel]`; perf lints apply.
+    pub kernel: bool,
+    pub assumptions: Vec<Assumption>,
+    /// `#[tensor_lint::alloc]`.
+    pub alloc: bool,
+    /// `#[tensor_lint::free(ARG)]`: parameter indices (receiver = 0).
+    pub frees: Vec<usize>,
+    /// `#[tensor_lint::view(of = ARG)]`.
+    pub view_of: Option<usize>,
+    /// `#[tensor_lint::inplace(ARG)]`.
+    pub inplace: Vec<usize>,
+}
+
+/// The IR of one function (or method).
+#[derive(Clone, Debug)]
+pub struct FnIr {
+    pub id: FnId,
+    /// The function's own name.
+    pub name: String,
+    /// `module::Type::method` (crate-relative).
+    pub path: String,
+    /// `Type` for methods.
+    pub self_ty: Option<String>,
+    pub annotations: Annotations,
+    pub values: Vec<Value>,
+    pub roots: Vec<Root>,
+    pub bodies: Vec<Body>,
+    /// Calls to crate-local functions, for the call graph.
+    pub callees: Vec<FnId>,
+    pub span: Span,
+    /// `true` when lowering gave up on part of the body (too deep, too large); the
+    /// parts it skipped are unknown values and no ops.
+    pub truncated: bool,
+}
+
+impl FnIr {
+    pub fn value(&self, id: ValueId) -> &Value {
+        &self.values[id.0 as usize]
+    }
+
+    pub fn root(&self, id: RootId) -> &Root {
+        &self.roots[id.0 as usize]
+    }
+
+    pub fn body(&self, id: BodyId) -> &Body {
+        &self.bodies[id.0 as usize]
+    }
+
+    /// Every statement of every body, with where it is.
+    pub fn stmts(&self) -> impl Iterator<Item = (BodyId, BlockId, &Stmt)> {
+        self.bodies.iter().enumerate().flat_map(|(b, body)| {
+            body.blocks.iter().enumerate().flat_map(move |(k, block)| {
+                block
+                    .stmts
+                    .iter()
+                    .map(move |s| (BodyId(b as u32), BlockId(k as u32), s))
+            })
+        })
+    }
+
+    /// A readable name of a value: its binding name or `%N`.
+    pub fn value_name(&self, id: ValueId) -> String {
+        match self.values.get(id.0 as usize).and_then(|v| v.name.as_ref()) {
+            Some(name) => format!("{name}%{}", id.0),
+            None => format!("%{}", id.0),
+        }
+    }
+}

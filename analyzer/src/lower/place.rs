@@ -1,0 +1,361 @@
+//! Places: what an assignment, a compound assignment or an index expression reads and
+//! writes — the memory value under the place and the region of it addressed.
+
+use super::{geometry, ty, Lowerer};
+use crate::ir::{
+    EscapeKind, Op, ReleasedBy, RootOrigin, SliceSpec, TyClass, ValueId, ValueKind, ViewOp,
+};
+use crate::oracle::{Expr, View};
+use crate::source::Span;
+
+/// Most places nest no deeper than this (`a.b[i].c[j]`); deeper ones are opaque.
+const MAX_PLACE_DEPTH: u32 = 32;
+
+impl Lowerer<'_, '_, '_> {
+    /// The memory value under a place and the region of it the place addresses.
+    fn place_of(&mut self, e: &syn::Expr, depth: u32) -> Option<(ValueId, Option<View>)> {
+        if depth > MAX_PLACE_DEPTH {
+            self.truncated = true;
+            return None;
+        }
+        match e {
+            syn::Expr::Paren(p) => self.place_of(&p.expr, depth + 1),
+            syn::Expr::Index(ix) => {
+                let (base, region) = self.place_of(&ix.expr, depth + 1)?;
+                let idx = self.expr(&ix.index);
+                let indices = self.int_list(idx);
+                let from = region.or_else(|| self.val(base).view.clone());
+                let region = match (from, indices) {
+                    (Some(v), Some(ix)) if !self.iters.contains_key(&idx) => {
+                        geometry::index(&v, &ix)
+                    }
+                    _ => None,
+                };
+                Some((base, region))
+            }
+            syn::Expr::Field(f) => {
+                let v = self.field_value(f);
+                if self.val(v).kind.is_memory() {
+                    return Some((v, None));
+                }
+                // A field of an element lies inside the element.
+                self.place_of(&f.base, depth + 1)
+            }
+            syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => {
+                let p = self.expr(&u.expr);
+                let region = self.val(p).view.clone();
+                self.val(p).kind.is_memory().then_some((p, region))
+            }
+            _ => {
+                let v = self.expr(e);
+                self.val(v)
+                    .kind
+                    .is_memory()
+                    .then(|| (v, self.val(v).view.clone()))
+            }
+        }
+    }
+
+    /// `lhs = rhs`.
+    pub(crate) fn assign_to(&mut self, lhs: &syn::Expr, rhs: ValueId, span: Span) {
+        match lhs {
+            syn::Expr::Path(p) if p.path.segments.len() == 1 => {
+                let name = p.path.segments[0].ident.to_string();
+                let Some(dst) = self.lookup(&name) else {
+                    return;
+                };
+                if self.val(rhs).kind.is_memory() {
+                    self.emit(Op::Assign { dst, src: rhs }, span);
+                    if !self.val(dst).kind.is_memory() {
+                        let src = self.val(rhs).clone();
+                        let d = self.val_mut(dst);
+                        d.kind = match src.kind {
+                            ValueKind::Root(r) => ValueKind::View(r),
+                            k => k,
+                        };
+                        d.view = src.view;
+                    }
+                } else if self.val(dst).int != self.val(rhs).int {
+                    // A reassigned integer no longer has one value.
+                    self.val_mut(dst).int = None;
+                }
+            }
+            syn::Expr::Field(_) => {
+                if self.val(rhs).kind.is_memory() {
+                    self.emit(
+                        Op::Escape {
+                            value: rhs,
+                            how: EscapeKind::Stored,
+                        },
+                        span,
+                    );
+                }
+                if let Some((base, region)) = self.place_of(lhs, 0) {
+                    self.emit(
+                        Op::Write {
+                            value: base,
+                            region,
+                        },
+                        span,
+                    );
+                }
+            }
+            syn::Expr::Tuple(t) => {
+                let parts = self.tuples.get(&rhs).cloned();
+                for (k, e) in t.elems.iter().enumerate() {
+                    let part = parts
+                        .as_ref()
+                        .and_then(|p| p.get(k).copied())
+                        .unwrap_or(rhs);
+                    self.assign_to(e, part, span);
+                }
+            }
+            syn::Expr::Infer(_) => {}
+            _ => {
+                if let Some((base, region)) = self.place_of(lhs, 0) {
+                    if self.val(rhs).kind.is_memory()
+                        && !matches!(lhs, syn::Expr::Unary(_) | syn::Expr::Index(_))
+                    {
+                        self.emit(
+                            Op::Escape {
+                                value: rhs,
+                                how: EscapeKind::Stored,
+                            },
+                            span,
+                        );
+                    }
+                    self.emit(
+                        Op::Write {
+                            value: base,
+                            region,
+                        },
+                        span,
+                    );
+                }
+            }
+        }
+    }
+
+    /// `lhs op= rhs`: an in-place op on a tensor, or a read and write of a region.
+    pub(crate) fn compound_assign(&mut self, lhs: &syn::Expr, rhs: ValueId, op: &str, span: Span) {
+        let rhs_tensor = matches!(
+            self.val(rhs).ty,
+            TyClass::Array | TyClass::ArrayView | TyClass::Tensor
+        );
+        if self.val(rhs).kind.is_memory() && !rhs_tensor {
+            // `acc += *x` / `acc += x` with an element reference reads the element.
+            let region = self.val(rhs).view.clone();
+            self.emit(Op::Read { value: rhs, region }, span);
+        }
+        if let syn::Expr::Path(p) = lhs {
+            if p.path.segments.len() == 1 {
+                let name = p.path.segments[0].ident.to_string();
+                if let Some(dst) = self.lookup(&name) {
+                    if self.val(dst).kind.is_memory() {
+                        let srcs = if self.val(rhs).kind.is_memory() {
+                            vec![rhs]
+                        } else {
+                            Vec::new()
+                        };
+                        self.emit(
+                            Op::InPlace {
+                                dst,
+                                srcs,
+                                method: op.to_string(),
+                            },
+                            span,
+                        );
+                    } else {
+                        self.val_mut(dst).int = None;
+                    }
+                }
+                return;
+            }
+        }
+        if let Some((base, region)) = self.place_of(lhs, 0) {
+            if region.is_none()
+                && matches!(
+                    self.val(base).ty,
+                    TyClass::Array | TyClass::ArrayView | TyClass::Tensor
+                )
+            {
+                let srcs = if self.val(rhs).kind.is_memory() {
+                    vec![rhs]
+                } else {
+                    Vec::new()
+                };
+                self.emit(
+                    Op::InPlace {
+                        dst: base,
+                        srcs,
+                        method: op.to_string(),
+                    },
+                    span,
+                );
+                return;
+            }
+            self.emit(
+                Op::Read {
+                    value: base,
+                    region: region.clone(),
+                },
+                span,
+            );
+            self.emit(
+                Op::Write {
+                    value: base,
+                    region,
+                },
+                span,
+            );
+        }
+    }
+
+    /// `a[i]`, `a[[i, j]]` read; `a[lo..hi]` is a view.
+    pub(crate) fn index_read(&mut self, ix: &syn::ExprIndex, span: Span) -> ValueId {
+        let base = self.expr(&ix.expr);
+        if let syn::Expr::Range(r) = &*ix.index {
+            let start = r.start.as_ref().map(|e| self.expr(e));
+            let end = r.end.as_ref().map(|e| self.expr(e));
+            let start = start.and_then(|v| self.val(v).int.clone());
+            let end = end
+                .and_then(|v| self.val(v).int.clone())
+                .map(|e| match r.limits {
+                    syn::RangeLimits::Closed(_) => &e + 1,
+                    syn::RangeLimits::HalfOpen(_) => e,
+                });
+            let known =
+                (r.start.is_none() || start.is_some()) && (r.end.is_none() || end.is_some());
+            let how = if known {
+                ViewOp::Slice(vec![SliceSpec::Range {
+                    start,
+                    end,
+                    step: Expr::int(1),
+                }])
+            } else {
+                ViewOp::Opaque("range index".into())
+            };
+            return self.derive_view(base, how, span);
+        }
+        let idx = self.expr(&ix.index);
+        if !self.val(base).kind.is_memory() {
+            // `a.shape()[0]`: a part of a tracked tuple.
+            let k = self
+                .val(idx)
+                .int
+                .as_ref()
+                .and_then(|e| e.as_const())
+                .and_then(|c| usize::try_from(c).ok());
+            if let Some(&part) = k.and_then(|k| self.tuples.get(&base).and_then(|p| p.get(k))) {
+                return part;
+            }
+            return self.unknown(span);
+        }
+        let region = match (self.val(base).view.clone(), self.int_list(idx)) {
+            (Some(v), Some(ix)) => geometry::index(&v, &ix),
+            _ => None,
+        };
+        self.emit(
+            Op::Read {
+                value: base,
+                region: region.clone(),
+            },
+            span,
+        );
+        // The element itself: a scalar, or memory when the buffer holds buffers.
+        let out = self.scalar(None, span);
+        if let Some(root) = self.val(base).kind.root() {
+            // An element that is itself a struct, atomic or padded cell is a place in
+            // memory its methods and fields write (`slots[t].hits.fetch_add(1, ..)`).
+            let aggregate = self
+                .roots
+                .get(root.0 as usize)
+                .and_then(|r| r.elem_type.as_deref())
+                .is_some_and(|t| ty::scalar_bytes(t).is_none() || t.starts_with("Atomic"));
+            if aggregate {
+                let v = self.val_mut(out);
+                v.kind = ValueKind::View(root);
+                v.ty = TyClass::Unknown;
+                v.view = region;
+            }
+        }
+        out
+    }
+
+    /// The value of `base.member`: a wrapped memory value, a lazily created root for a
+    /// memory-typed field of `self`, or a scalar symbol.
+    pub(crate) fn field_value(&mut self, f: &syn::ExprField) -> ValueId {
+        let last = match &f.member {
+            syn::Member::Named(n) => n.span(),
+            syn::Member::Unnamed(i) => i.span,
+        };
+        let span = self.span_between(super::expr::first_token(&f.base, 0), last);
+        let base = self.expr(&f.base);
+        let member = match &f.member {
+            syn::Member::Named(n) => n.to_string(),
+            syn::Member::Unnamed(i) => i.index.to_string(),
+        };
+        if let Some(&v) = self.fields.get(&(base, member.clone())) {
+            return v;
+        }
+        if let syn::Member::Unnamed(i) = &f.member {
+            if let Some(&part) = self.tuples.get(&base).and_then(|p| p.get(i.index as usize)) {
+                return part;
+            }
+        }
+        if self.val(base).kind.is_memory() {
+            // A wrapper (`SendPtr(p)`, `Slot { ptr }`) carries its memory in its field.
+            let v = self.copy_value(base, None, span);
+            self.emit(
+                Op::View {
+                    dst: v,
+                    src: base,
+                    how: ViewOp::Whole,
+                },
+                span,
+            );
+            self.fields.insert((base, member), v);
+            return v;
+        }
+        let base_name = self.val(base).name.clone();
+        let struct_field = match (base_name.as_deref(), self.item.self_ty.as_deref()) {
+            (Some("self"), Some(ty)) => self
+                .ctx
+                .index
+                .struct_named(ty)
+                .and_then(|s| s.fields.iter().find(|fi| fi.name == member).cloned()),
+            _ => None,
+        };
+        let name = format!("{}.{member}", base_name.as_deref().unwrap_or("_"));
+        let v = match struct_field {
+            Some(fi)
+                if !matches!(
+                    fi.ty,
+                    TyClass::Scalar | TyClass::Unknown | TyClass::LocalStruct
+                ) =>
+            {
+                let root = self.new_root(
+                    name.clone(),
+                    RootOrigin::Param(0),
+                    4,
+                    None,
+                    ReleasedBy::NotOwned,
+                    span,
+                );
+                let kind = match fi.ty {
+                    TyClass::RawPtr => ValueKind::RawPtr(Some(root)),
+                    _ => ValueKind::View(root),
+                };
+                self.new_value(Some(name), kind, fi.ty, span)
+            }
+            _ => {
+                let v = self.scalar(Some(Expr::sym(&name)), span);
+                self.val_mut(v).name = Some(name);
+                self.val_mut(v).ty = TyClass::Unknown;
+                v
+            }
+        };
+        self.fields.insert((base, member), v);
+        v
+    }
+}

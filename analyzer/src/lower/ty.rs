@@ -1,0 +1,184 @@
+//! Coarse classification of written types: which bindings may hold tensor memory, with
+//! what element size and how many dimensions, without a type checker.
+
+use crate::ir::TyClass;
+use crate::models::class_of_type_name;
+
+/// The class of a written type.
+pub fn classify_type(ty: &syn::Type) -> TyClass {
+    match ty {
+        syn::Type::Reference(r) => match classify_type(&r.elem) {
+            TyClass::Unknown if matches!(*r.elem, syn::Type::Slice(_)) => TyClass::Slice,
+            TyClass::Vec => TyClass::Slice,
+            TyClass::Array => TyClass::ArrayView,
+            other => other,
+        },
+        syn::Type::Slice(_) | syn::Type::Array(_) => TyClass::Slice,
+        syn::Type::Ptr(_) => TyClass::RawPtr,
+        syn::Type::Paren(p) => classify_type(&p.elem),
+        syn::Type::Group(g) => classify_type(&g.elem),
+        syn::Type::Path(p) => {
+            let Some(last) = p.path.segments.last() else {
+                return TyClass::Unknown;
+            };
+            let name = last.ident.to_string();
+            if is_scalar_name(&name) {
+                return TyClass::Scalar;
+            }
+            match class_of_type_name(&name) {
+                // `Box<[T]>`, `Arc<[T]>`, `ManuallyDrop<Vec<T>>`: look at the argument.
+                TyClass::Shared | TyClass::Unknown if first_type_arg(last).is_some() => {
+                    let inner = first_type_arg(last).map_or(TyClass::Unknown, classify_type);
+                    match inner {
+                        TyClass::Slice | TyClass::Vec => TyClass::Vec,
+                        TyClass::Array | TyClass::Tensor => inner,
+                        _ => class_of_type_name(&name),
+                    }
+                }
+                class => class,
+            }
+        }
+        _ => TyClass::Unknown,
+    }
+}
+
+/// Element size in bytes of the innermost scalar type of `ty`, when written.
+pub fn elem_bytes_of_type(ty: &syn::Type) -> Option<u32> {
+    match ty {
+        syn::Type::Reference(r) => elem_bytes_of_type(&r.elem),
+        syn::Type::Ptr(p) => elem_bytes_of_type(&p.elem),
+        syn::Type::Slice(s) => elem_bytes_of_type(&s.elem),
+        syn::Type::Array(a) => elem_bytes_of_type(&a.elem),
+        syn::Type::Paren(p) => elem_bytes_of_type(&p.elem),
+        syn::Type::Path(p) => {
+            let last = p.path.segments.last()?;
+            let name = last.ident.to_string();
+            if let Some(bytes) = scalar_bytes(&name) {
+                return Some(bytes);
+            }
+            first_type_arg(last).and_then(elem_bytes_of_type)
+        }
+        _ => None,
+    }
+}
+
+/// The type of one element of a buffer type: `Slot` for `&[Slot]`, `f32` for
+/// `ArrayView2<f32>` and `*mut f32`, `CachePadded<AtomicU64>` for `Vec<CachePadded<..>>`.
+pub fn element_type(ty: &syn::Type) -> Option<&syn::Type> {
+    match ty {
+        syn::Type::Reference(r) => element_type(&r.elem),
+        syn::Type::Ptr(p) => element_type(&p.elem),
+        syn::Type::Slice(s) => element_type(&s.elem),
+        syn::Type::Array(a) => element_type(&a.elem),
+        syn::Type::Paren(p) => element_type(&p.elem),
+        syn::Type::Path(p) => {
+            let last = p.path.segments.last()?;
+            let name = last.ident.to_string();
+            let container = matches!(
+                name.as_str(),
+                "Vec" | "VecDeque" | "Box" | "Rc" | "Arc" | "NonNull"
+            ) || matches!(
+                class_of_type_name(&name),
+                TyClass::Array | TyClass::ArrayView
+            );
+            match first_type_arg(last) {
+                Some(arg) if container => element_type(arg),
+                _ => Some(ty),
+            }
+        }
+        _ => None,
+    }
+}
+
+/// Number of dimensions of an ndarray type (`ArrayView2` → 2, `&[T]` → 1).
+pub fn ndim_of_type(ty: &syn::Type) -> Option<usize> {
+    match ty {
+        syn::Type::Reference(r) => ndim_of_type(&r.elem),
+        syn::Type::Slice(_) | syn::Type::Array(_) | syn::Type::Ptr(_) => Some(1),
+        syn::Type::Path(p) => {
+            let last = p.path.segments.last()?;
+            let name = last.ident.to_string();
+            if name == "Vec" || name == "Box" {
+                return Some(1);
+            }
+            let digits = name.trim_start_matches(|c: char| !c.is_ascii_digit());
+            if digits.is_empty() || !name.starts_with("Arr") && !name.starts_with("RawArr") {
+                return None;
+            }
+            digits.parse().ok()
+        }
+        _ => None,
+    }
+}
+
+/// Bytes of a scalar type name.
+pub fn scalar_bytes(name: &str) -> Option<u32> {
+    Some(match name {
+        "u8" | "i8" | "bool" | "AtomicU8" | "AtomicI8" | "AtomicBool" => 1,
+        "u16" | "i16" | "f16" | "bf16" | "AtomicU16" => 2,
+        "u32" | "i32" | "f32" | "char" | "AtomicU32" | "AtomicI32" => 4,
+        "u64" | "i64" | "f64" | "usize" | "isize" | "AtomicU64" | "AtomicI64" | "AtomicUsize"
+        | "AtomicIsize" => 8,
+        "u128" | "i128" => 16,
+        _ => return None,
+    })
+}
+
+fn is_scalar_name(name: &str) -> bool {
+    scalar_bytes(name).is_some() && !name.starts_with("Atomic")
+}
+
+fn first_type_arg(seg: &syn::PathSegment) -> Option<&syn::Type> {
+    match &seg.arguments {
+        syn::PathArguments::AngleBracketed(a) => a.args.iter().find_map(|g| match g {
+            syn::GenericArgument::Type(t) => Some(t),
+            _ => None,
+        }),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ty(s: &str) -> syn::Type {
+        syn::parse_str(s).expect("test type parses")
+    }
+
+    #[test]
+    fn tensor_parameter_types_are_classified() {
+        assert_eq!(classify_type(&ty("&mut [f32]")), TyClass::Slice);
+        assert_eq!(
+            classify_type(&ty("ArrayViewMut2<'_, f32>")),
+            TyClass::ArrayView
+        );
+        assert_eq!(classify_type(&ty("&Array2<f64>")), TyClass::ArrayView);
+        assert_eq!(classify_type(&ty("tch::Tensor")), TyClass::Tensor);
+        assert_eq!(classify_type(&ty("*mut T")), TyClass::RawPtr);
+        assert_eq!(classify_type(&ty("Vec<u8>")), TyClass::Vec);
+        assert_eq!(classify_type(&ty("Box<[f32]>")), TyClass::Vec);
+        assert_eq!(classify_type(&ty("usize")), TyClass::Scalar);
+    }
+
+    #[test]
+    fn element_size_and_rank_come_from_the_written_type() {
+        assert_eq!(elem_bytes_of_type(&ty("&mut [f64]")), Some(8));
+        assert_eq!(elem_bytes_of_type(&ty("ArrayView2<u16>")), Some(2));
+        assert_eq!(ndim_of_type(&ty("ArrayViewMut3<f32>")), Some(3));
+        assert_eq!(ndim_of_type(&ty("ArrayD<f32>")), None);
+        assert_eq!(ndim_of_type(&ty("&[f32]")), Some(1));
+    }
+
+    #[test]
+    fn element_type_looks_through_buffers_but_not_cells() {
+        let name = |s: &str| element_type(&ty(s)).and_then(crate::index::type_name);
+        assert_eq!(name("&[Slot]").as_deref(), Some("Slot"));
+        assert_eq!(
+            name("Vec<CachePadded<AtomicU64>>").as_deref(),
+            Some("CachePadded")
+        );
+        assert_eq!(name("ArrayViewMut2<'_, f64>").as_deref(), Some("f64"));
+        assert_eq!(name("*mut u8").as_deref(), Some("u8"));
+    }
+}

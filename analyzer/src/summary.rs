@@ -1,0 +1,248 @@
+//! Effect summaries of crate-local functions: which parameters a function reads,
+//! writes, overwrites in place, frees or lets escape, and what it returns (new memory,
+//! a view of a parameter, or nothing known). The lowering applies a callee's summary at
+//! each call site, so a helper's effects are ops of its caller.
+//!
+//! Summaries are computed bottom-up over the call graph in strongly connected
+//! components; inside a recursive component they are iterated to a fixpoint (the sets
+//! only grow and are bounded by the parameter count, so this terminates).
+
+use std::collections::BTreeSet;
+
+use crate::dataflow::PointsTo;
+use crate::ir::{
+    Annotations, FnIr, Op, ReleasedBy, RootOrigin, Terminator, ValueId, ValueKind, ViewOp,
+};
+
+/// What a function returns, memory-wise.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum ReturnSummary {
+    #[default]
+    Nothing,
+    /// New memory the caller owns, released as given.
+    Alloc(ReleasedBy),
+    /// A view, pointer or shared handle of parameter `n`'s memory.
+    ViewOf(usize),
+}
+
+/// The effects of one function on its parameters (receiver = 0 for methods).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FnSummary {
+    pub reads: BTreeSet<usize>,
+    pub writes: BTreeSet<usize>,
+    pub inplace: BTreeSet<usize>,
+    pub frees: BTreeSet<usize>,
+    pub escapes: BTreeSet<usize>,
+    pub returns: ReturnSummary,
+    /// With [`ReturnSummary::ViewOf`]: the returned view has the argument's geometry
+    /// (a getter such as `SendPtr::get`), so a caller keeps what it knew.
+    pub returns_whole: bool,
+}
+
+impl FnSummary {
+    /// The summary the annotations alone give.
+    pub fn from_annotations(ann: &Annotations) -> FnSummary {
+        let mut s = FnSummary::default();
+        s.frees.extend(ann.frees.iter().copied());
+        s.inplace.extend(ann.inplace.iter().copied());
+        if let Some(of) = ann.view_of {
+            s.returns = ReturnSummary::ViewOf(of);
+        } else if ann.alloc {
+            s.returns = ReturnSummary::Alloc(ReleasedBy::Function(
+                "a `#[tensor_lint::free]` function".into(),
+            ));
+        }
+        s
+    }
+
+    /// The summary of a lowered function: its annotations, plus what its ops do to the
+    /// memory of its parameters.
+    pub fn of(ir: &FnIr) -> FnSummary {
+        let mut s = FnSummary::from_annotations(&ir.annotations);
+        let points_to = PointsTo::compute(ir);
+        let params_of = |v: ValueId| -> Vec<usize> {
+            points_to
+                .roots(v)
+                .iter()
+                .filter_map(|r| match ir.roots.get(r.0 as usize)?.origin {
+                    RootOrigin::Param(i) => Some(i),
+                    _ => None,
+                })
+                .collect()
+        };
+        let param_of = |kind: &ValueKind| -> Option<usize> {
+            let root = kind.root()?;
+            match ir.roots.get(root.0 as usize)?.origin {
+                RootOrigin::Param(i) => Some(i),
+                _ => None,
+            }
+        };
+        let kind = |v: ValueId| ir.values.get(v.0 as usize).map(|v| &v.kind);
+        for (_, _, stmt) in ir.stmts() {
+            let (set, value) = match &stmt.op {
+                Op::Read { value, .. } => (&mut s.reads, *value),
+                Op::Write { value, .. } => (&mut s.writes, *value),
+                Op::InPlace { dst, .. } => (&mut s.inplace, *dst),
+                Op::Release { value, .. } => (&mut s.frees, *value),
+                Op::Escape { value, how } if *how != crate::ir::EscapeKind::Returned => {
+                    (&mut s.escapes, *value)
+                }
+                _ => continue,
+            };
+            set.extend(params_of(value));
+        }
+        // Memory a function frees is gone, not kept: freeing is the stronger effect.
+        let frees = s.frees.clone();
+        s.escapes.retain(|i| !frees.contains(i));
+        if s.returns == ReturnSummary::Nothing {
+            let main = ir.bodies.first();
+            for block in main.into_iter().flat_map(|b| &b.blocks) {
+                let Terminator::Return { value: Some(v), .. } = &block.term else {
+                    continue;
+                };
+                let Some(k) = kind(*v) else { continue };
+                if let Some(i) = param_of(k) {
+                    s.returns = ReturnSummary::ViewOf(i);
+                    s.returns_whole = derived_whole(ir, *v);
+                    break;
+                }
+                if let Some(root) = k.root().and_then(|r| ir.roots.get(r.0 as usize)) {
+                    if root.origin == RootOrigin::Alloc
+                        && matches!(k, ValueKind::Root(_) | ValueKind::RawPtr(_))
+                    {
+                        s.returns = ReturnSummary::Alloc(root.released_by.clone());
+                    }
+                }
+            }
+        }
+        s
+    }
+}
+
+/// Whether `v` is a parameter's memory (or a field of it) reached only through
+/// geometry-preserving steps (`Assign`, whole views).
+fn derived_whole(ir: &FnIr, v: ValueId) -> bool {
+    let mut def: std::collections::HashMap<ValueId, (ValueId, bool)> =
+        std::collections::HashMap::new();
+    for (_, _, stmt) in ir.stmts() {
+        match &stmt.op {
+            Op::Assign { dst, src } => {
+                def.insert(*dst, (*src, true));
+            }
+            Op::View { dst, src, how } => {
+                def.insert(*dst, (*src, *how == ViewOp::Whole));
+            }
+            _ => {}
+        }
+    }
+    let mut cur = v;
+    // A chain longer than the value table would be a cycle; stop there.
+    for _ in 0..=ir.values.len() {
+        match def.get(&cur) {
+            Some((_, false)) => return false,
+            Some((src, true)) => cur = *src,
+            None => return true,
+        }
+    }
+    false
+}
+
+/// Strongly connected components of a call graph, callees before callers (Tarjan's
+/// algorithm, iterative so that deep call chains cannot overflow the stack).
+pub fn bottom_up_components(n: usize, edges: &[Vec<usize>]) -> Vec<Vec<usize>> {
+    const UNSEEN: usize = usize::MAX;
+    let mut index = vec![UNSEEN; n];
+    let mut low = vec![0; n];
+    let mut on_stack = vec![false; n];
+    let mut stack = Vec::new();
+    let mut out = Vec::new();
+    let mut next = 0;
+    for start in 0..n {
+        if index[start] != UNSEEN {
+            continue;
+        }
+        // (node, position in its edge list)
+        let mut work = vec![(start, 0usize)];
+        index[start] = next;
+        low[start] = next;
+        next += 1;
+        stack.push(start);
+        on_stack[start] = true;
+        while let Some(&mut (v, ref mut pos)) = work.last_mut() {
+            let succs = edges.get(v).map_or(&[][..], Vec::as_slice);
+            if let Some(&w) = succs.get(*pos) {
+                *pos += 1;
+                if w >= n {
+                    continue;
+                }
+                if index[w] == UNSEEN {
+                    index[w] = next;
+                    low[w] = next;
+                    next += 1;
+                    stack.push(w);
+                    on_stack[w] = true;
+                    work.push((w, 0));
+                } else if on_stack[w] {
+                    low[v] = low[v].min(index[w]);
+                }
+                continue;
+            }
+            work.pop();
+            if let Some(&(parent, _)) = work.last() {
+                low[parent] = low[parent].min(low[v]);
+            }
+            if low[v] == index[v] {
+                let mut comp = Vec::new();
+                while let Some(w) = stack.pop() {
+                    on_stack[w] = false;
+                    comp.push(w);
+                    if w == v {
+                        break;
+                    }
+                }
+                comp.sort_unstable();
+                out.push(comp);
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn components_come_callees_first_with_cycles_grouped() {
+        // 0 -> 1 -> 2 -> 1, 0 -> 3
+        let edges = vec![vec![1, 3], vec![2], vec![1], vec![]];
+        let comps = bottom_up_components(4, &edges);
+        let pos = |x: usize| comps.iter().position(|c| c.contains(&x)).expect("present");
+        assert_eq!(comps.iter().find(|c| c.contains(&1)), Some(&vec![1, 2]));
+        assert!(pos(1) < pos(0));
+        assert!(pos(3) < pos(0));
+    }
+
+    #[test]
+    fn deep_call_chain_does_not_overflow() {
+        let n = 200_000;
+        let edges: Vec<Vec<usize>> = (0..n)
+            .map(|i| if i + 1 < n { vec![i + 1] } else { vec![] })
+            .collect();
+        let comps = bottom_up_components(n, &edges);
+        assert_eq!(comps.len(), n);
+        assert_eq!(comps[0], vec![n - 1]);
+    }
+
+    #[test]
+    fn annotations_seed_the_summary() {
+        let ann = Annotations {
+            frees: vec![1],
+            view_of: Some(0),
+            ..Annotations::default()
+        };
+        let s = FnSummary::from_annotations(&ann);
+        assert!(s.frees.contains(&1));
+        assert_eq!(s.returns, ReturnSummary::ViewOf(0));
+    }
+}
