@@ -25,7 +25,7 @@ struct RawConfig {
     exclude: Option<Vec<Spanned<String>>>,
     lints: Option<BTreeMap<Spanned<String>, Spanned<String>>>,
     /// Extra API models for crates the user cannot annotate.
-    models: Option<Vec<ApiModel>>,
+    models: Option<Vec<Spanned<ApiModel>>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -155,7 +155,17 @@ impl Config {
                 self.exclude.push(glob.into_inner());
             }
         }
-        self.models.extend(raw.models.unwrap_or_default());
+        for model in raw.models.unwrap_or_default() {
+            if let Err(problem) = model.get_ref().validate() {
+                return Err(bad(
+                    model.span(),
+                    format!("invalid model: {problem}"),
+                    "in this model",
+                    None,
+                ));
+            }
+            self.models.push(model.into_inner());
+        }
         for (name, level) in raw.lints.unwrap_or_default() {
             let Some(lint) = registry::find(name.get_ref()) else {
                 return Err(bad(
@@ -353,6 +363,33 @@ mod tests {
             let text = error_text(err);
             assert!(text.contains(expected), "{toml:?}: {text}");
             assert!(text.contains("tensor-lint.toml"), "{text}");
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+
+    #[test]
+    fn models_are_read_and_checked() {
+        let dir = workspace(&[(
+            CONFIG_FILE,
+            "[[models]]\nmethod = \"checkin\"\neffect = \"free\"\narg = 1\n",
+        )]);
+        let config = Config::load_workspace(&dir).unwrap();
+        assert_eq!(config.models.len(), 1);
+        let _ = std::fs::remove_dir_all(&dir);
+        for (toml, expected) in [
+            ("[[models]]\neffect = \"free\"\narg = 1\n", "invalid model"),
+            (
+                "[[models]]\nmethod = \"x\"\neffect = \"explode\"\n",
+                "unknown variant `explode`",
+            ),
+            (
+                "[[models]]\nmethod = \"x\"\neffect = \"alloc\"\ncolour = 1\n",
+                "unknown field `colour`",
+            ),
+        ] {
+            let dir = workspace(&[(CONFIG_FILE, toml)]);
+            let text = error_text(Config::load_workspace(&dir).unwrap_err());
+            assert!(text.contains(expected), "{toml:?}: {text}");
             let _ = std::fs::remove_dir_all(dir);
         }
     }

@@ -579,12 +579,23 @@ pub(crate) fn parse_annotations(
                 }
             }
             "alloc" => ann.alloc = true,
-            "free" | "inplace" => match attr.parse_args::<syn::Ident>() {
-                Ok(id) => match param_index(params, &id.to_string()) {
-                    Some(i) if name == "free" => ann.frees.push(i),
-                    Some(i) => ann.inplace.push(i),
-                    None => errors.push(no_such_param(file, &id, params)),
-                },
+            // `free(self)`, `inplace(a, b)`: one or more names, `self` included, as the
+            // macros accept them.
+            "free" | "inplace" => match attr.parse_args_with(|input: syn::parse::ParseStream<'_>| {
+                syn::punctuated::Punctuated::<syn::Ident, syn::Token![,]>::parse_separated_nonempty_with(
+                    input,
+                    syn::ext::IdentExt::parse_any,
+                )
+            }) {
+                Ok(ids) => {
+                    for id in ids {
+                        match param_index(params, &id.to_string()) {
+                            Some(i) if name == "free" => ann.frees.push(i),
+                            Some(i) => ann.inplace.push(i),
+                            None => errors.push(no_such_param(file, &id, params)),
+                        }
+                    }
+                }
                 Err(e) => errors.push(malformed(
                     file,
                     span,
@@ -597,7 +608,7 @@ pub(crate) fn parse_annotations(
                 let mut target = None;
                 let parsed = attr.parse_nested_meta(|meta| {
                     if meta.path.is_ident("of") {
-                        let id: syn::Ident = meta.value()?.parse()?;
+                        let id: syn::Ident = syn::ext::IdentExt::parse_any(meta.value()?)?;
                         target = Some(id);
                         Ok(())
                     } else {
@@ -712,6 +723,24 @@ mod tests {
                 })
                 .collect(),
         }
+    }
+
+    #[test]
+    fn annotations_take_self_and_several_parameters_as_the_macros_do() {
+        let k = krate(&[(
+            &[],
+            "struct Pool; impl Pool {
+                #[tensor_lint::free(self)] fn close(self) {}
+                #[tensor_lint::view(of = self)] fn rows(&self) -> &[f32] { &[] }
+             }
+             #[tensor_lint::inplace(normals, curvature)] fn fill(normals: &mut [f32], curvature: &mut [f32]) {}",
+        )]);
+        let idx = ItemIndex::build(&k);
+        assert!(idx.errors.is_empty(), "{:?}", idx.errors);
+        let by_name = |n: &str| &idx.fns.iter().find(|f| f.name == n).expect("indexed").annotations;
+        assert_eq!(by_name("close").frees, [0]);
+        assert_eq!(by_name("rows").view_of, Some(0));
+        assert_eq!(by_name("fill").inplace, [0, 1]);
     }
 
     #[test]
