@@ -36,6 +36,8 @@ fn command() -> Command {
             .help("Package to check (repeatable)"))
         .arg(Arg::new("workspace").long("workspace").action(ArgAction::SetTrue)
             .help("Check every package of the workspace"))
+        .arg(Arg::new("all-targets").long("all-targets").action(ArgAction::SetTrue)
+            .help("Check tests, benches and examples too (as `cargo check --all-targets`)"))
         .arg(Arg::new("message-format").long("message-format").value_name("FMT")
             .value_parser(["human", "short", "json", "sarif", "github"]).default_value("human")
             .help("Output format"))
@@ -56,7 +58,7 @@ fn command() -> Command {
         .arg(Arg::new("timings").long("timings").action(ArgAction::SetTrue)
             .help("Print where the time went and which oracle paths decided the queries"))
         .arg(Arg::new("dump-ir").long("dump-ir").value_name("FILE.rs[:FUNCTION]")
-            .conflicts_with_all(["files", "manifest-path", "package", "workspace", "fix", "baseline", "write-baseline"])
+            .conflicts_with_all(["files", "manifest-path", "package", "workspace", "all-targets", "fix", "baseline", "write-baseline"])
             .help("Print the analyzer's IR of a file (or of one function)"))
         .subcommand(
             Command::new("alias")
@@ -106,7 +108,10 @@ fn invocation(matches: &ArgMatches) -> Result<Invocation, ToolError> {
         .unwrap_or_default();
     let manifest_path = matches.get_one::<PathBuf>("manifest-path").cloned();
     if !files.is_empty()
-        && (manifest_path.is_some() || !packages.is_empty() || matches.get_flag("workspace"))
+        && (manifest_path.is_some()
+            || !packages.is_empty()
+            || matches.get_flag("workspace")
+            || matches.get_flag("all-targets"))
     {
         return Err(ToolError::usage(
             "loose files cannot be combined with `--manifest-path`, `-p` or `--workspace`",
@@ -127,6 +132,7 @@ fn invocation(matches: &ArgMatches) -> Result<Invocation, ToolError> {
             manifest_path,
             packages,
             workspace: matches.get_flag("workspace"),
+            all_targets: matches.get_flag("all-targets"),
         }
     } else {
         Inputs::Files(files)

@@ -33,6 +33,8 @@ pub enum Inputs {
         manifest_path: Option<PathBuf>,
         packages: Vec<String>,
         workspace: bool,
+        /// Tests, benches and examples too, not only libraries and binaries.
+        all_targets: bool,
     },
 }
 

@@ -28,7 +28,8 @@ pub fn units(inputs: &Inputs) -> Result<Vec<Unit>, ToolError> {
             manifest_path,
             packages,
             workspace,
-        } => cargo_units(manifest_path.as_deref(), packages, *workspace),
+            all_targets,
+        } => cargo_units(manifest_path.as_deref(), packages, *workspace, *all_targets),
     }
 }
 
@@ -75,6 +76,7 @@ fn cargo_units(
     manifest_path: Option<&Path>,
     packages: &[String],
     workspace: bool,
+    all_targets: bool,
 ) -> Result<Vec<Unit>, ToolError> {
     let manifest = match manifest_path {
         Some(path) => {
@@ -97,12 +99,8 @@ fn cargo_units(
         let manifest_path = package.manifest_path.clone().into_std_path_buf();
         let config = workspace_config.for_package(&manifest_path)?;
         for target in &package.targets {
-            if target
-                .kind
-                .iter()
-                .any(|k| matches!(k, TargetKind::CustomBuild))
-            {
-                continue; // build scripts are never looked at, let alone run
+            if !selected_target(&target.kind, all_targets) {
+                continue;
             }
             units.push(Unit {
                 crate_name: target.name.replace('-', "_"),
@@ -122,6 +120,22 @@ fn cargo_units(
         }
     }
     Ok(units)
+}
+
+/// As `cargo check` does: libraries and binaries, and with `--all-targets` also tests,
+/// benches and examples. Build scripts are never looked at, let alone run.
+fn selected_target(kinds: &[TargetKind], all_targets: bool) -> bool {
+    kinds.iter().any(|kind| match kind {
+        TargetKind::CustomBuild => false,
+        TargetKind::Bin
+        | TargetKind::Lib
+        | TargetKind::RLib
+        | TargetKind::DyLib
+        | TargetKind::CDyLib
+        | TargetKind::StaticLib
+        | TargetKind::ProcMacro => true,
+        _ => all_targets,
+    })
 }
 
 /// The nearest `Cargo.toml` from the current directory upwards, as cargo finds it.

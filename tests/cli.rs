@@ -419,7 +419,42 @@ fn a_file_mounted_by_two_targets_is_reported_once() {
         ("src/main.rs", "mod common;\nfn main() {}\n"),
         ("src/common.rs", "pub fn broken( {}\n"),
     ]);
-    let output = bin().current_dir(&dir).arg("--message-format=short").output().unwrap();
+    let output = bin()
+        .current_dir(&dir)
+        .arg("--message-format=short")
+        .output()
+        .unwrap();
     let err = stderr(&output);
-    assert_eq!(err.lines().filter(|l| l.starts_with("src/common.rs:")).count(), 1, "{err}");
+    assert_eq!(
+        err.lines()
+            .filter(|l| l.starts_with("src/common.rs:"))
+            .count(),
+        1,
+        "{err}"
+    );
+}
+
+#[test]
+fn tests_benches_and_examples_are_checked_with_all_targets_only() {
+    let dir = scratch(&[
+        ("Cargo.toml", &package("targets")),
+        ("src/lib.rs", "pub fn lib( {}\n"),
+        ("tests/it.rs", "fn t( {}\n"),
+        ("examples/demo.rs", "fn main( {}\n"),
+    ]);
+    let default = bin()
+        .current_dir(&dir)
+        .arg("--message-format=short")
+        .output()
+        .unwrap();
+    assert_eq!(checked_files(&default), ["src/lib.rs"]);
+    let all = bin()
+        .current_dir(&dir)
+        .args(["--all-targets", "--message-format=short"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        checked_files(&all),
+        ["examples/demo.rs", "src/lib.rs", "tests/it.rs"]
+    );
 }

@@ -134,6 +134,9 @@ pub fn load_crate(
                         dir: child.next_dir,
                         declared_at: Some(child.span),
                     }),
+                    // Under `#[cfg(...)]` the module may be compiled out, and then rustc
+                    // never looks for its file: without evaluating cfgs, say nothing.
+                    None if child.cfg_gated => {}
                     None => loader.errors.push(SourceError {
                         span: child.span,
                         message: format!("file not found for module `{}`", child.name),
@@ -173,6 +176,8 @@ struct ChildMod {
     path_attr: Option<String>,
     next_dir: ModDir,
     span: Span,
+    /// The declaration carries `#[cfg(...)]` (or `#[cfg_attr(...)]`).
+    cfg_gated: bool,
 }
 
 struct Loader<'a> {
@@ -298,6 +303,10 @@ fn collect_out_of_line_mods(
                 dir: dir.to_path_buf(),
                 path_attr,
                 span: Span::from_proc_macro(file, syn::spanned::Spanned::span(module)),
+                cfg_gated: module
+                    .attrs
+                    .iter()
+                    .any(|a| a.path().is_ident("cfg") || a.path().is_ident("cfg_attr")),
             }),
         }
     }
@@ -426,7 +435,10 @@ mod tests {
     #[test]
     fn loader_reports_bad_files_and_keeps_going() {
         let dir = temp_crate(&[
-            ("src/lib.rs", "mod broken;\nmod missing;\nmod fine;\n"),
+            (
+                "src/lib.rs",
+                "mod broken;\nmod missing;\nmod fine;\n#[cfg(feature = \"gpu\")]\nmod cuda;\n",
+            ),
             ("src/broken.rs", "fn ( {\n"),
             ("src/fine.rs", "fn ok() {}\n"),
         ]);
