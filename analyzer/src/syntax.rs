@@ -129,9 +129,14 @@ pub fn load_crate(
             for child in children.into_iter().rev() {
                 match resolve_mod_file(&child) {
                     Some(path) => pending.push(Pending {
+                        // `foo/mod.rs` keeps its children beside it, like a crate root.
+                        dir: if path.file_name().is_some_and(|n| n == "mod.rs") {
+                            ModDir::Sibling
+                        } else {
+                            child.next_dir
+                        },
                         path,
                         module_path: child.module_path,
-                        dir: child.next_dir,
                         declared_at: Some(child.span),
                     }),
                     // Under `#[cfg(...)]` the module may be compiled out, and then rustc
@@ -401,7 +406,8 @@ mod tests {
             ("src/lib.rs", "mod voxel;\nmod features;\nmod inline { mod deep; }\n#[path = \"other/x.rs\"]\nmod renamed;\n"),
             ("src/voxel.rs", "mod grid;\n"),
             ("src/voxel/grid.rs", "fn g() {}\n"),
-            ("src/features/mod.rs", "fn f() {}\n"),
+            ("src/features/mod.rs", "mod normals;\n"),
+            ("src/features/normals.rs", "fn n() {}\n"),
             ("src/inline/deep.rs", "fn d() {}\n"),
             ("src/other/x.rs", "fn x() {}\n"),
         ]);
@@ -424,6 +430,7 @@ mod tests {
                 ("src/voxel.rs", "voxel"),
                 ("src/voxel/grid.rs", "voxel::grid"),
                 ("src/features/mod.rs", "features"),
+                ("src/features/normals.rs", "features::normals"),
                 ("src/inline/deep.rs", "inline::deep"),
                 ("src/other/x.rs", "renamed"),
             ]
