@@ -43,7 +43,7 @@ fn entries(report: &Report) -> Vec<Entry> {
             // accepted into a baseline: they must be fixed.
             let lint = finding.diagnostic.code.clone()?;
             let span = finding.diagnostic.primary.span;
-            let file = report.sources.get(span.file);
+            let file = report.sources.try_get(span.file)?;
             Some(Entry {
                 lint,
                 file: file.display.clone(),

@@ -41,6 +41,8 @@ pub fn apply(report: &Report) -> Vec<FileOutcome> {
     }
     by_file
         .into_iter()
+        // Edits into a file the run never read cannot be checked: they are skipped.
+        .filter(|(file, _)| report.sources.try_get(*file).is_some())
         .map(|(file, edits)| fix_file(report.sources, file, edits))
         .collect()
 }

@@ -55,11 +55,16 @@ impl Report<'_> {
             .iter()
             .map(|finding| {
                 let d = &finding.diagnostic;
-                let file = self.sources.get(d.primary.span.file);
-                let line = file
-                    .line_text(file.line_index(d.primary.span.lo as usize))
-                    .trim();
-                let hash = stable_hash(&[d.code.as_deref().unwrap_or(""), &file.display, line]);
+                // A span into no known file still gets a (file-less) fingerprint.
+                let (display, line) = match self.sources.try_get(d.primary.span.file) {
+                    Some(file) => (
+                        file.display.as_str(),
+                        file.line_text(file.line_index(d.primary.span.lo as usize))
+                            .trim(),
+                    ),
+                    None => ("", ""),
+                };
+                let hash = stable_hash(&[d.code.as_deref().unwrap_or(""), display, line]);
                 let occurrence = seen.entry(hash).or_insert(0);
                 *occurrence += 1;
                 format!("{hash:016x}:{occurrence}")

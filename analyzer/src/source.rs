@@ -157,6 +157,11 @@ impl SourceMap {
         &self.files[id.0 as usize]
     }
 
+    /// The file, or `None` for an id this map never gave out.
+    pub fn try_get(&self, id: FileId) -> Option<&SourceFile> {
+        self.files.get(id.0 as usize)
+    }
+
     pub fn files(&self) -> impl Iterator<Item = &SourceFile> {
         self.files.iter()
     }
