@@ -128,7 +128,7 @@ fn entries_with_index(report: &Report) -> Vec<(usize, (String, String, String))>
             let lint = finding.diagnostic.code.clone()?;
             let file = report
                 .sources
-                .get(finding.diagnostic.primary.span.file)
+                .try_get(finding.diagnostic.primary.span.file)?
                 .display
                 .clone();
             Some((index, (lint, file, fingerprints[index].clone())))
