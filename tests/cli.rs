@@ -458,3 +458,31 @@ fn tests_benches_and_examples_are_checked_with_all_targets_only() {
         ["examples/demo.rs", "src/lib.rs", "tests/it.rs"]
     );
 }
+
+#[test]
+fn colour_follows_color_clicolor_force_and_no_color() {
+    let dir = scratch(&[("k.rs", "fn broken( {}\n")]);
+    let run = |args: &[&str], env: &[(&str, &str)]| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_cargo-tensor-lint"));
+        command
+            .current_dir(&dir)
+            .env_remove("CLICOLOR_FORCE")
+            .env_remove("NO_COLOR");
+        for (key, value) in env {
+            command.env(key, value);
+        }
+        let output = command.args(args).arg("k.rs").output().unwrap();
+        String::from_utf8_lossy(&output.stderr).contains('\u{1b}')
+    };
+    // Not a terminal: plain unless forced.
+    assert!(!run(&[], &[]));
+    assert!(run(&[], &[("CLICOLOR_FORCE", "1")]));
+    assert!(!run(&[], &[("NO_COLOR", "1")]));
+    assert!(run(&["--color", "always"], &[("NO_COLOR", "1")]));
+    assert!(!run(&["--color", "never"], &[("CLICOLOR_FORCE", "1")]));
+    // Machine formats never carry colour.
+    assert!(!run(
+        &["--message-format", "short", "--color", "never"],
+        &[]
+    ));
+}
