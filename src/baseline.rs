@@ -151,19 +151,8 @@ mod tests {
     use tensor_lint_lints::diagnostic::{Diagnostic, Label, Severity};
 
     use super::*;
-    use crate::report::{Finding, Origin};
-
-    fn origin() -> Origin {
-        Origin {
-            package_id: "p".into(),
-            manifest_path: "Cargo.toml".into(),
-            target_name: "t".into(),
-            target_kind: vec!["lib".into()],
-            crate_types: vec!["lib".into()],
-            src_path: "src/lib.rs".into(),
-            edition: "2021".into(),
-        }
-    }
+    use crate::report::sample::origin;
+    use crate::report::Finding;
 
     fn report_for<'a>(
         sources: &'a SourceMap,

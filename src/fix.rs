@@ -119,19 +119,8 @@ mod tests {
     use tensor_lint_lints::diagnostic::{Diagnostic, Label, Severity, Suggestion};
 
     use super::*;
-    use crate::report::{Finding, Origin};
-
-    fn origin() -> Origin {
-        Origin {
-            package_id: "p".into(),
-            manifest_path: "Cargo.toml".into(),
-            target_name: "t".into(),
-            target_kind: vec!["lib".into()],
-            crate_types: vec!["lib".into()],
-            src_path: "a.rs".into(),
-            edition: "2021".into(),
-        }
-    }
+    use crate::report::sample::origin;
+    use crate::report::Finding;
 
     fn setup(text: &str) -> (PathBuf, SourceMap, FileId) {
         let dir = std::env::temp_dir().join(format!(

@@ -85,3 +85,72 @@ pub fn stable_hash(parts: &[&str]) -> u64 {
     }
     hash
 }
+
+/// Sample findings the unit tests of the renderers, baselines and fixes share.
+#[cfg(test)]
+pub(crate) mod sample {
+    use tensor_lint_analyzer::source::{FileId, SourceMap, Span};
+    use tensor_lint_lints::diagnostic::{
+        Applicability, Diagnostic, Edit, Label, Severity, Suggestion,
+    };
+
+    use super::{Finding, Origin};
+
+    /// A small kernel: an allocation, an out-of-place op, an early return.
+    pub const TEXT: &str =
+        "fn f() {\n    let x = alloc(4);\n    let y = x.relu();\n    return;\n}\n";
+
+    /// `TEXT` as `src/a.rs` of a workspace at `/w`.
+    pub fn sources() -> (SourceMap, FileId) {
+        let mut sources = SourceMap::new();
+        let id = sources.add("/w/src/a.rs".into(), "src/a.rs".into(), TEXT.into());
+        (sources, id)
+    }
+
+    /// The span of the first `needle` in `TEXT`.
+    pub fn span_of(id: FileId, needle: &str) -> Span {
+        let lo = TEXT.find(needle).expect("needle is in the text");
+        Span::new(id, lo, lo + needle.len())
+    }
+
+    pub fn origin() -> Origin {
+        Origin {
+            package_id: "path+file:///w#demo@0.1.0".into(),
+            manifest_path: "/w/Cargo.toml".into(),
+            target_name: "demo".into(),
+            target_kind: vec!["lib".into()],
+            crate_types: vec!["lib".into()],
+            src_path: "/w/src/lib.rs".into(),
+            edition: "2021".into(),
+        }
+    }
+
+    pub fn finding(diagnostic: Diagnostic) -> Finding {
+        Finding {
+            diagnostic,
+            origin: origin(),
+        }
+    }
+
+    /// A leak with every part a diagnostic can have: code, secondary label, note, help
+    /// and a suggestion.
+    pub fn leak(id: FileId) -> Diagnostic {
+        Diagnostic::new(
+            Severity::Warning,
+            "`x` is not released on this path",
+            Label::new(span_of(id, "return"), "returns without releasing `x`"),
+        )
+        .with_code("tensor_lint::leak")
+        .with_label(span_of(id, "alloc(4)"), "allocated here")
+        .with_note("the allocation comes from `alloc`")
+        .with_help("release `x` before returning")
+        .with_suggestion(Suggestion {
+            message: "use the in-place form".into(),
+            edits: vec![Edit {
+                span: span_of(id, "x.relu()"),
+                replacement: "x.relu_()".into(),
+            }],
+            applicability: Applicability::MaybeIncorrect,
+        })
+    }
+}

@@ -86,16 +86,10 @@ fn escape_property(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::sample::{span_of, TEXT};
     use crate::report::{Finding, Origin};
     use tensor_lint_analyzer::source::{FileId, Span};
     use tensor_lint_lints::diagnostic::{Applicability, Edit, Label, Suggestion};
-
-    const TEXT: &str = "fn f() {\n    let x = alloc(4);\n    let y = x.relu();\n    return;\n}\n";
-
-    fn span_of(id: FileId, needle: &str) -> Span {
-        let lo = TEXT.find(needle).expect("needle is in the text");
-        Span::new(id, lo, lo + needle.len())
-    }
 
     fn render(sources: &SourceMap, diagnostics: Vec<Diagnostic>) -> String {
         let findings = diagnostics

@@ -245,41 +245,9 @@ fn dedent(text: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::sample::{leak as diagnostic, sources, span_of};
     use tensor_lint_analyzer::source::Span;
-    use tensor_lint_lints::diagnostic::{Applicability, Edit, Label};
-
-    const TEXT: &str = "fn f() {\n    let x = alloc(4);\n    let y = x.relu();\n    return;\n}\n";
-
-    fn sources() -> (SourceMap, FileId) {
-        let mut sources = SourceMap::new();
-        let id = sources.add("/w/src/a.rs".into(), "src/a.rs".into(), TEXT.into());
-        (sources, id)
-    }
-
-    fn span_of(id: FileId, needle: &str) -> Span {
-        let lo = TEXT.find(needle).expect("needle is in the text");
-        Span::new(id, lo, lo + needle.len())
-    }
-
-    fn diagnostic(id: FileId) -> Diagnostic {
-        Diagnostic::new(
-            Severity::Warning,
-            "`x` is not released on this path",
-            Label::new(span_of(id, "return"), "returns without releasing `x`"),
-        )
-        .with_code("tensor_lint::leak")
-        .with_label(span_of(id, "alloc(4)"), "allocated here")
-        .with_note("the allocation comes from `alloc`")
-        .with_help("release `x` before returning")
-        .with_suggestion(Suggestion {
-            message: "use the in-place form".into(),
-            edits: vec![Edit {
-                span: span_of(id, "x.relu()"),
-                replacement: "x.relu_()".into(),
-            }],
-            applicability: Applicability::MaybeIncorrect,
-        })
-    }
+    use tensor_lint_lints::diagnostic::{Applicability, Edit};
 
     #[test]
     fn plain_rendering_looks_like_rustc() {

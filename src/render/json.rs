@@ -248,48 +248,9 @@ fn span_lines(location: &Location<'_>) -> Vec<SpanLine> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::sample::{leak, origin, sources, span_of, TEXT};
     use serde_json::Value;
-    use tensor_lint_analyzer::source::FileId;
-    use tensor_lint_lints::diagnostic::{Applicability, Edit, Label, Suggestion};
-
-    const TEXT: &str = "fn f() {\n    let x = alloc(4);\n    let y = x.relu();\n    return;\n}\n";
-
-    fn span_of(id: FileId, needle: &str) -> Span {
-        let lo = TEXT.find(needle).expect("needle is in the text");
-        Span::new(id, lo, lo + needle.len())
-    }
-
-    fn origin() -> Origin {
-        Origin {
-            package_id: "path+file:///w#demo@0.1.0".into(),
-            manifest_path: "/w/Cargo.toml".into(),
-            target_name: "demo".into(),
-            target_kind: vec!["lib".into()],
-            crate_types: vec!["lib".into()],
-            src_path: "/w/src/lib.rs".into(),
-            edition: "2021".into(),
-        }
-    }
-
-    fn leak(id: FileId) -> Diagnostic {
-        Diagnostic::new(
-            Severity::Warning,
-            "`x` is not released on this path",
-            Label::new(span_of(id, "return"), "returns without releasing `x`"),
-        )
-        .with_code("tensor_lint::leak")
-        .with_label(span_of(id, "alloc(4)"), "allocated here")
-        .with_note("the allocation comes from `alloc`")
-        .with_help("release `x` before returning")
-        .with_suggestion(Suggestion {
-            message: "use the in-place form".into(),
-            edits: vec![Edit {
-                span: span_of(id, "x.relu()"),
-                replacement: "x.relu_()".into(),
-            }],
-            applicability: Applicability::MaybeIncorrect,
-        })
-    }
+    use tensor_lint_lints::diagnostic::Label;
 
     fn lines(report: &Report<'_>) -> Vec<Value> {
         let mut out = Vec::new();
@@ -298,12 +259,6 @@ mod tests {
         text.lines()
             .map(|line| serde_json::from_str(line).expect("every line is one json value"))
             .collect()
-    }
-
-    fn sources() -> (SourceMap, FileId) {
-        let mut sources = SourceMap::new();
-        let id = sources.add("/w/src/a.rs".into(), "src/a.rs".into(), TEXT.into());
-        (sources, id)
     }
 
     #[test]

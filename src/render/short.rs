@@ -56,24 +56,9 @@ fn write_line(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::{Finding, Origin};
+    use crate::report::sample::finding;
     use tensor_lint_analyzer::source::{FileId, Span};
     use tensor_lint_lints::diagnostic::{Label, Severity};
-
-    fn finding(diagnostic: Diagnostic) -> Finding {
-        Finding {
-            diagnostic,
-            origin: Origin {
-                package_id: "path+file:///w#demo@0.1.0".into(),
-                manifest_path: "/w/Cargo.toml".into(),
-                target_name: "demo".into(),
-                target_kind: vec!["lib".into()],
-                crate_types: vec!["lib".into()],
-                src_path: "/w/src/lib.rs".into(),
-                edition: "2021".into(),
-            },
-        }
-    }
 
     fn render(report: &Report<'_>, color: bool) -> String {
         let mut out = Vec::new();
