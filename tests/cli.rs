@@ -1,31 +1,11 @@
 //! The command line end to end: discovery, options, exit statuses, robustness.
 
+mod common;
+
+use common::{bin, package, scratch};
+
 use std::path::PathBuf;
 use std::process::{Command, Output};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
-fn bin() -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_cargo-tensor-lint"));
-    command.env_remove("CLICOLOR_FORCE").env("NO_COLOR", "1");
-    command
-}
-
-/// A fresh folder with `files` written into it.
-fn scratch(files: &[(&str, &str)]) -> PathBuf {
-    static NEXT: AtomicUsize = AtomicUsize::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "tensor-lint-cli-{}-{}",
-        std::process::id(),
-        NEXT.fetch_add(1, Ordering::Relaxed)
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    for (path, text) in files {
-        let path = dir.join(path);
-        std::fs::create_dir_all(path.parent().expect("nested path")).expect("scratch dir");
-        std::fs::write(path, text).expect("scratch file");
-    }
-    dir
-}
 
 fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
@@ -35,24 +15,23 @@ fn stdout(output: &Output) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
-fn package(name: &str) -> String {
-    format!("[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\n")
-}
-
 /// A virtual workspace with members `a` (lib) and `b` (lib + bin), each with one file
 /// that does not parse, so every checked target shows up in the output.
 fn two_member_workspace() -> PathBuf {
-    scratch(&[
-        (
-            "Cargo.toml",
-            "[workspace]\nmembers = [\"a\", \"b\"]\nresolver = \"2\"\n",
-        ),
-        ("a/Cargo.toml", &package("a")),
-        ("a/src/lib.rs", "pub fn a( {}\n"),
-        ("b/Cargo.toml", &package("b")),
-        ("b/src/lib.rs", "pub fn b() -> {}\n"),
-        ("b/src/main.rs", "fn main() { let = 1; }\n"),
-    ])
+    scratch(
+        "cli",
+        &[
+            (
+                "Cargo.toml",
+                "[workspace]\nmembers = [\"a\", \"b\"]\nresolver = \"2\"\n",
+            ),
+            ("a/Cargo.toml", &package("a")),
+            ("a/src/lib.rs", "pub fn a( {}\n"),
+            ("b/Cargo.toml", &package("b")),
+            ("b/src/lib.rs", "pub fn b() -> {}\n"),
+            ("b/src/main.rs", "fn main() { let = 1; }\n"),
+        ],
+    )
 }
 
 fn checked_files(output: &Output) -> Vec<String> {
@@ -139,12 +118,15 @@ fn cargo_subcommand_invocation_drops_its_own_name() {
 
 #[test]
 fn json_output_for_a_crate_with_one_unparsable_file_is_one_error_line() {
-    let dir = scratch(&[
-        ("Cargo.toml", &package("one_bad")),
-        ("src/lib.rs", "mod good;\nmod bad;\n"),
-        ("src/good.rs", "pub fn fine() {}\n"),
-        ("src/bad.rs", "pub fn broken() { let x = ; }\n"),
-    ]);
+    let dir = scratch(
+        "cli",
+        &[
+            ("Cargo.toml", &package("one_bad")),
+            ("src/lib.rs", "mod good;\nmod bad;\n"),
+            ("src/good.rs", "pub fn fine() {}\n"),
+            ("src/bad.rs", "pub fn broken() { let x = ; }\n"),
+        ],
+    );
     let output = bin()
         .current_dir(&dir)
         .arg("--message-format=json")
@@ -178,14 +160,17 @@ fn build_scripts_and_proc_macros_of_the_checked_crate_never_run() {
         "fn main() {{ std::fs::write({:?}, \"ran\").unwrap(); }}\n",
         marker
     );
-    let dir = scratch(&[
-        (
-            "Cargo.toml",
-            &format!("{}build = \"build.rs\"\n", package("untrusted")),
-        ),
-        ("build.rs", &build_rs),
-        ("src/lib.rs", "pub fn f() {}\n"),
-    ]);
+    let dir = scratch(
+        "cli",
+        &[
+            (
+                "Cargo.toml",
+                &format!("{}build = \"build.rs\"\n", package("untrusted")),
+            ),
+            ("build.rs", &build_rs),
+            ("src/lib.rs", "pub fn f() {}\n"),
+        ],
+    );
     let output = bin().current_dir(&dir).output().unwrap();
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     assert!(!marker.exists(), "the build script ran");
@@ -194,14 +179,17 @@ fn build_scripts_and_proc_macros_of_the_checked_crate_never_run() {
 
 #[test]
 fn malformed_configuration_is_a_tool_error_with_the_toml_span() {
-    let dir = scratch(&[
-        ("Cargo.toml", &package("configured")),
-        (
-            "tensor-lint.toml",
-            "cache-line-bytes = 64\n[lints]\nleak = \"loud\"\n",
-        ),
-        ("src/lib.rs", "pub fn f() {}\n"),
-    ]);
+    let dir = scratch(
+        "cli",
+        &[
+            ("Cargo.toml", &package("configured")),
+            (
+                "tensor-lint.toml",
+                "cache-line-bytes = 64\n[lints]\nleak = \"loud\"\n",
+            ),
+            ("src/lib.rs", "pub fn f() {}\n"),
+        ],
+    );
     let output = bin().current_dir(&dir).output().unwrap();
     assert_eq!(output.status.code(), Some(2));
     let err = stderr(&output);
@@ -212,16 +200,19 @@ fn malformed_configuration_is_a_tool_error_with_the_toml_span() {
     );
     assert!(err.contains("expected `allow`, `warn` or `deny`"), "{err}");
 
-    let in_manifest = scratch(&[
-        (
-            "Cargo.toml",
-            &format!(
-                "{}[package.metadata.tensor-lint]\nexclude = 3\n",
-                package("configured")
+    let in_manifest = scratch(
+        "cli",
+        &[
+            (
+                "Cargo.toml",
+                &format!(
+                    "{}[package.metadata.tensor-lint]\nexclude = 3\n",
+                    package("configured")
+                ),
             ),
-        ),
-        ("src/lib.rs", "pub fn f() {}\n"),
-    ]);
+            ("src/lib.rs", "pub fn f() {}\n"),
+        ],
+    );
     let output = bin().current_dir(&in_manifest).output().unwrap();
     assert_eq!(output.status.code(), Some(2));
     assert!(
@@ -233,24 +224,30 @@ fn malformed_configuration_is_a_tool_error_with_the_toml_span() {
 
 #[test]
 fn excluded_files_are_not_read() {
-    let dir = scratch(&[
-        (
-            "Cargo.toml",
-            &format!(
-                "{}[package.metadata.tensor-lint]\nexclude = [\"src/generated/**\"]\n",
-                package("ex")
+    let dir = scratch(
+        "cli",
+        &[
+            (
+                "Cargo.toml",
+                &format!(
+                    "{}[package.metadata.tensor-lint]\nexclude = [\"src/generated/**\"]\n",
+                    package("ex")
+                ),
             ),
-        ),
-        ("src/lib.rs", "mod generated;\n"),
-        ("src/generated/mod.rs", "this is not rust\n"),
-    ]);
+            ("src/lib.rs", "mod generated;\n"),
+            ("src/generated/mod.rs", "this is not rust\n"),
+        ],
+    );
     let output = bin().current_dir(&dir).output().unwrap();
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
 }
 
 #[test]
 fn level_flags_are_checked_and_deny_warnings_fails_on_warnings() {
-    let dir = scratch(&[("k.rs", "#[tensor_lint::allow(leek)]\npub fn f() {}\n")]);
+    let dir = scratch(
+        "cli",
+        &[("k.rs", "#[tensor_lint::allow(leek)]\npub fn f() {}\n")],
+    );
     let plain = bin().current_dir(&dir).arg("k.rs").output().unwrap();
     assert_eq!(plain.status.code(), Some(0), "{}", stderr(&plain));
     assert!(
@@ -343,7 +340,7 @@ fn usage_errors_exit_with_status_two() {
     assert_eq!(mixed.status.code(), Some(2));
     let bad_option = bin().arg("--no-such-option").output().unwrap();
     assert_eq!(bad_option.status.code(), Some(2));
-    let outside = scratch(&[("README", "no cargo here\n")]);
+    let outside = scratch("cli", &[("README", "no cargo here\n")]);
     let nothing = bin().current_dir(&outside).output().unwrap();
     assert_eq!(nothing.status.code(), Some(2));
     assert!(
@@ -367,13 +364,16 @@ fn hostile_files_never_crash_the_run() {
         "}".repeat(10_000)
     );
     let huge_literal = format!("fn h() -> u8 {{ {} }}\n", "9".repeat(5_000));
-    let dir = scratch(&[
-        ("deep_parens.rs", &deep_parens),
-        ("deep_blocks.rs", &deep_blocks),
-        ("huge_literal.rs", &huge_literal),
-        ("empty.rs", ""),
-        ("loop_a.rs", "mod loop_a;\n"),
-    ]);
+    let dir = scratch(
+        "cli",
+        &[
+            ("deep_parens.rs", &deep_parens),
+            ("deep_blocks.rs", &deep_blocks),
+            ("huge_literal.rs", &huge_literal),
+            ("empty.rs", ""),
+            ("loop_a.rs", "mod loop_a;\n"),
+        ],
+    );
     std::fs::write(dir.join("not_utf8.rs"), b"fn a() {}\n// \xff\xfe\n").unwrap();
     for file in [
         "deep_parens.rs",
@@ -402,7 +402,7 @@ fn hostile_files_never_crash_the_run() {
 #[cfg(unix)]
 #[test]
 fn symlink_loops_are_read_once() {
-    let dir = scratch(&[("src/lib.rs", "mod a;\n")]);
+    let dir = scratch("cli", &[("src/lib.rs", "mod a;\n")]);
     // `a.rs` mounts `a/b.rs`, which is a link back to `a.rs`.
     std::fs::write(dir.join("src/a.rs"), "mod b;\npub fn f() {}\n").unwrap();
     std::fs::create_dir_all(dir.join("src/a")).unwrap();
@@ -413,12 +413,15 @@ fn symlink_loops_are_read_once() {
 
 #[test]
 fn a_file_mounted_by_two_targets_is_reported_once() {
-    let dir = scratch(&[
-        ("Cargo.toml", &package("shared")),
-        ("src/lib.rs", "mod common;\n"),
-        ("src/main.rs", "mod common;\nfn main() {}\n"),
-        ("src/common.rs", "pub fn broken( {}\n"),
-    ]);
+    let dir = scratch(
+        "cli",
+        &[
+            ("Cargo.toml", &package("shared")),
+            ("src/lib.rs", "mod common;\n"),
+            ("src/main.rs", "mod common;\nfn main() {}\n"),
+            ("src/common.rs", "pub fn broken( {}\n"),
+        ],
+    );
     let output = bin()
         .current_dir(&dir)
         .arg("--message-format=short")
@@ -436,12 +439,15 @@ fn a_file_mounted_by_two_targets_is_reported_once() {
 
 #[test]
 fn tests_benches_and_examples_are_checked_with_all_targets_only() {
-    let dir = scratch(&[
-        ("Cargo.toml", &package("targets")),
-        ("src/lib.rs", "pub fn lib( {}\n"),
-        ("tests/it.rs", "fn t( {}\n"),
-        ("examples/demo.rs", "fn main( {}\n"),
-    ]);
+    let dir = scratch(
+        "cli",
+        &[
+            ("Cargo.toml", &package("targets")),
+            ("src/lib.rs", "pub fn lib( {}\n"),
+            ("tests/it.rs", "fn t( {}\n"),
+            ("examples/demo.rs", "fn main( {}\n"),
+        ],
+    );
     let default = bin()
         .current_dir(&dir)
         .arg("--message-format=short")
@@ -461,7 +467,7 @@ fn tests_benches_and_examples_are_checked_with_all_targets_only() {
 
 #[test]
 fn colour_follows_color_clicolor_force_and_no_color() {
-    let dir = scratch(&[("k.rs", "fn broken( {}\n")]);
+    let dir = scratch("cli", &[("k.rs", "fn broken( {}\n")]);
     let run = |args: &[&str], env: &[(&str, &str)]| {
         let mut command = Command::new(env!("CARGO_BIN_EXE_cargo-tensor-lint"));
         command

@@ -9,37 +9,19 @@
 //! same way (cargo finding `cargo-tensor-lint` on `PATH`) and check every one of those
 //! fields against cargo's own metadata and the files on disk.
 
+mod common;
+
+use common::{package, scratch};
+
 use std::collections::BTreeSet;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use cargo_metadata::diagnostic::{Diagnostic, DiagnosticLevel, DiagnosticSpan};
 use cargo_metadata::{CompilerMessage, Message, Metadata, MetadataCommand, Package};
 
 const BIN: &str = env!("CARGO_BIN_EXE_cargo-tensor-lint");
-
-/// A fresh folder with `files` written into it.
-fn scratch(files: &[(&str, &str)]) -> PathBuf {
-    static NEXT: AtomicUsize = AtomicUsize::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "tensor-lint-ra-{}-{}",
-        std::process::id(),
-        NEXT.fetch_add(1, Ordering::Relaxed)
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    for (path, text) in files {
-        let path = dir.join(path);
-        std::fs::create_dir_all(path.parent().expect("nested path")).expect("scratch dir");
-        std::fs::write(path, text).expect("scratch file");
-    }
-    dir
-}
-
-fn package(name: &str) -> String {
-    format!("[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\n")
-}
 
 const WORKSPACE: &str = "[workspace]\nmembers = [\"kernels\", \"pool\"]\nresolver = \"2\"\n";
 
@@ -47,7 +29,7 @@ const WORKSPACE: &str = "[workspace]\nmembers = [\"kernels\", \"pool\"]\nresolve
 /// line holds multi-byte characters before the span; `pool` has unknown lints in both
 /// allow forms and a malformed `tensor-lint:` comment.
 fn workspace() -> PathBuf {
-    scratch(&[
+    scratch("ra", &[
         ("Cargo.toml", WORKSPACE),
         ("kernels/Cargo.toml", &package("kernels")),
         ("kernels/src/lib.rs", "pub mod broken;\npub mod fine;\n"),
@@ -410,7 +392,7 @@ fn one_bad_file_hides_nothing_else_in_its_crate_or_the_other_member() {
 
 #[test]
 fn a_member_whose_root_file_does_not_parse_leaves_the_other_member_checked() {
-    let root = scratch(&[
+    let root = scratch("ra", &[
         ("Cargo.toml", WORKSPACE),
         ("kernels/Cargo.toml", &package("kernels")),
         ("kernels/src/lib.rs", "pub fn scale(v: &mut [f32]) -> {\n}\n"),

@@ -6,9 +6,12 @@
 //! comments, unknown lints named in an allow) and one with none. The schema file and
 //! where it comes from are described in `tests/data/README.md`.
 
+mod common;
+
+use common::{bin, scratch};
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::process::Output;
 
 use serde_json::Value;
 
@@ -18,56 +21,36 @@ const SCHEMA: &str = include_str!("data/sarif-schema-2.1.0.json");
 const SCHEMA_ID: &str =
     "https://raw.githubusercontent.com/oasis-tcs/sarif-spec/master/Schemata/sarif-schema-2.1.0.json";
 
-fn bin() -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_cargo-tensor-lint"));
-    command.env_remove("CLICOLOR_FORCE").env("NO_COLOR", "1");
-    command
-}
-
-/// A fresh folder with `files` written into it.
-fn scratch(files: &[(&str, &str)]) -> PathBuf {
-    static NEXT: AtomicUsize = AtomicUsize::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "tensor-lint-sarif-{}-{}",
-        std::process::id(),
-        NEXT.fetch_add(1, Ordering::Relaxed)
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    for (path, text) in files {
-        let path = dir.join(path);
-        std::fs::create_dir_all(path.parent().expect("nested path")).expect("scratch dir");
-        std::fs::write(path, text).expect("scratch file");
-    }
-    dir
-}
-
 const MANIFEST: &str = "[package]\nname = \"kernels\"\nversion = \"0.1.0\"\nedition = \"2021\"\n";
 
 /// A crate with every kind of finding the renderers see today, in files whose names
 /// need percent-encoding in a URI and whose lines hold multi-byte characters.
 fn crate_with_findings() -> PathBuf {
-    scratch(&[
-        ("Cargo.toml", MANIFEST),
-        (
-            "src/lib.rs",
-            "mod broken;\n#[path = \"my kernels.rs\"]\nmod kernels;\n",
-        ),
-        ("src/broken.rs", "pub fn scale(v: &mut [f32] {\n}\n"),
-        (
-            "src/my kernels.rs",
-            "/* größe */ #[tensor_lint::allow(leek, alias_rac)]\n\
+    scratch(
+        "sarif",
+        &[
+            ("Cargo.toml", MANIFEST),
+            (
+                "src/lib.rs",
+                "mod broken;\n#[path = \"my kernels.rs\"]\nmod kernels;\n",
+            ),
+            ("src/broken.rs", "pub fn scale(v: &mut [f32] {\n}\n"),
+            (
+                "src/my kernels.rs",
+                "/* größe */ #[tensor_lint::allow(leek, alias_rac)]\n\
              pub fn fill(v: &mut [f32]) {\n\
              \x20   // tensor-lint: allow(false_shareing)\n\
              \x20   v.fill(0.0);\n\
              \x20   // tensor-lint: allow(\n\
              \x20   v.fill(1.0);\n\
              }\n",
-        ),
-    ])
+            ),
+        ],
+    )
 }
 
 fn clean_crate() -> PathBuf {
-    scratch(&[
+    scratch("sarif", &[
         ("Cargo.toml", MANIFEST),
         (
             "src/lib.rs",

@@ -35,14 +35,20 @@ fn extra_args(source: &str) -> Vec<String> {
         .lines()
         .take_while(|l| l.starts_with("//@"))
         .filter_map(|l| l.strip_prefix("//@ args:"))
-        .flat_map(|args| args.split_whitespace().map(String::from).collect::<Vec<_>>())
+        .flat_map(|args| {
+            args.split_whitespace()
+                .map(String::from)
+                .collect::<Vec<_>>()
+        })
         .collect()
 }
 
 /// Runs the linter on one fixture, as a user would, and returns what it printed on
 /// stderr followed by its exit status.
 fn run_fixture(case: &Path) -> String {
-    let relative = case.strip_prefix(repo_root()).expect("fixture inside the repository");
+    let relative = case
+        .strip_prefix(repo_root())
+        .expect("fixture inside the repository");
     let source = std::fs::read_to_string(case).unwrap_or_default();
     let output = Command::new(env!("CARGO_BIN_EXE_cargo-tensor-lint"))
         .current_dir(repo_root())
@@ -53,7 +59,10 @@ fn run_fixture(case: &Path) -> String {
         .output()
         .expect("the linter runs");
     let mut text = String::from_utf8_lossy(&output.stderr).into_owned();
-    text.push_str(&format!("exit status: {}\n", output.status.code().unwrap_or(-1)));
+    text.push_str(&format!(
+        "exit status: {}\n",
+        output.status.code().unwrap_or(-1)
+    ));
     text
 }
 
@@ -102,14 +111,29 @@ fn ui_fixtures_match_their_expected_output() {
 #[test]
 fn every_fixture_has_an_expectation_and_no_expectation_is_orphaned() {
     for case in fixtures() {
-        assert!(case.with_extension("stderr").is_file(), "{} has no .stderr", case.display());
+        assert!(
+            case.with_extension("stderr").is_file(),
+            "{} has no .stderr",
+            case.display()
+        );
     }
     let ui = repo_root().join("fixtures/ui");
-    for group in std::fs::read_dir(&ui).expect("fixtures/ui exists").flatten() {
-        for file in std::fs::read_dir(group.path()).into_iter().flatten().flatten() {
+    for group in std::fs::read_dir(&ui)
+        .expect("fixtures/ui exists")
+        .flatten()
+    {
+        for file in std::fs::read_dir(group.path())
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
             let path = file.path();
             if path.extension().is_some_and(|e| e == "stderr") {
-                assert!(path.with_extension("rs").is_file(), "{} has no fixture", path.display());
+                assert!(
+                    path.with_extension("rs").is_file(),
+                    "{} has no fixture",
+                    path.display()
+                );
             }
         }
     }
