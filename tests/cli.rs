@@ -492,3 +492,160 @@ fn colour_follows_color_clicolor_force_and_no_color() {
         &[]
     ));
 }
+
+const LEAKY_KERNEL: &str = "use std::alloc::{alloc, dealloc, Layout};
+
+pub fn checksum(features: &[f32]) -> Option<f32> {
+    let layout = Layout::array::<f32>(features.len()).ok()?;
+    let out = unsafe { alloc(layout) } as *mut f32;
+    if out.is_null() || features.is_empty() {
+        return None;
+    }
+    let first = unsafe { *out };
+    unsafe { dealloc(out as *mut u8, layout) };
+    Some(first)
+}
+";
+
+#[test]
+fn a_baseline_hides_known_findings_across_line_shifts_and_not_new_ones() {
+    let dir = scratch(
+        "cli",
+        &[
+            ("Cargo.toml", &package("gated")),
+            ("src/lib.rs", LEAKY_KERNEL),
+        ],
+    );
+    let baseline = dir.join("tensor-lint-baseline.json");
+    let denied = ["-D", "warnings", "--message-format=short"];
+    let before = bin().current_dir(&dir).args(denied).output().unwrap();
+    assert_eq!(before.status.code(), Some(1), "{}", stderr(&before));
+
+    let write = bin()
+        .current_dir(&dir)
+        .args(denied)
+        .arg("--write-baseline")
+        .arg(&baseline)
+        .output()
+        .unwrap();
+    assert_eq!(write.status.code(), Some(0), "{}", stderr(&write));
+    assert!(
+        stderr(&write).contains("wrote 1 finding"),
+        "{}",
+        stderr(&write)
+    );
+
+    // Unrelated lines above move the finding; it stays accepted.
+    std::fs::write(
+        dir.join("src/lib.rs"),
+        format!("//! Kernels.\n\n{LEAKY_KERNEL}"),
+    )
+    .unwrap();
+    let gated = bin()
+        .current_dir(&dir)
+        .args(denied)
+        .arg("--baseline")
+        .arg(&baseline)
+        .output()
+        .unwrap();
+    assert_eq!(gated.status.code(), Some(0), "{}", stderr(&gated));
+    assert!(
+        !stderr(&gated).contains("tensor_lint::leak"),
+        "{}",
+        stderr(&gated)
+    );
+
+    // A second copy of the bug is new, and fails the gate.
+    let twice = format!(
+        "{LEAKY_KERNEL}\n{}",
+        LEAKY_KERNEL
+            .replace("checksum", "checksum_again")
+            .replace("use std::alloc::{alloc, dealloc, Layout};\n", "")
+    );
+    std::fs::write(dir.join("src/lib.rs"), twice).unwrap();
+    let new = bin()
+        .current_dir(&dir)
+        .args(denied)
+        .arg("--baseline")
+        .arg(&baseline)
+        .output()
+        .unwrap();
+    assert_eq!(new.status.code(), Some(1), "{}", stderr(&new));
+    assert_eq!(
+        stderr(&new).matches("[tensor_lint::leak]").count(),
+        1,
+        "{}",
+        stderr(&new)
+    );
+
+    std::fs::write(&baseline, "{ not json").unwrap();
+    let broken = bin()
+        .current_dir(&dir)
+        .arg("--baseline")
+        .arg(&baseline)
+        .output()
+        .unwrap();
+    assert_eq!(broken.status.code(), Some(2), "{}", stderr(&broken));
+}
+
+#[test]
+fn fix_applies_machine_applicable_suggestions_only_and_the_result_parses() {
+    let fixture = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/ui/missed_inplace/input_dies_at_out_of_place_op.rs"),
+    )
+    .unwrap();
+    let dir = scratch("cli", &[("kernels.rs", &fixture)]);
+    let first = bin()
+        .current_dir(&dir)
+        .args(["--fix", "kernels.rs"])
+        .output()
+        .unwrap();
+    assert!(
+        matches!(first.status.code(), Some(0) | Some(1)),
+        "{}",
+        stderr(&first)
+    );
+    assert!(
+        stderr(&first).contains("Fixed kernels.rs"),
+        "{}",
+        stderr(&first)
+    );
+    let fixed = std::fs::read_to_string(dir.join("kernels.rs")).unwrap();
+    assert!(fixed.contains("fmap.mapv_into_any("), "{fixed}");
+    assert!(fixed.contains("let above = heights - ground;"), "{fixed}");
+    assert!(
+        fixed.contains("let weighted = occupancy * &weights;"),
+        "{fixed}"
+    );
+    // A maybe-incorrect suggestion is shown, never applied.
+    assert!(fixed.contains("logits.relu()"), "{fixed}");
+    // The fixed file is still Rust, and a second run has nothing more to fix.
+    let again = bin()
+        .current_dir(&dir)
+        .args(["--fix", "kernels.rs", "--message-format=short"])
+        .output()
+        .unwrap();
+    assert!(!stderr(&again).contains("Fixed"), "{}", stderr(&again));
+    assert!(
+        !stderr(&again).contains("does not parse"),
+        "{}",
+        stderr(&again)
+    );
+    assert_eq!(
+        stderr(&again)
+            .matches("[tensor_lint::missed_inplace]")
+            .count(),
+        1,
+        "{}",
+        stderr(&again)
+    );
+    assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
+    // No temporary file is left behind.
+    let leftovers: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().contains("tensor-lint-fix"))
+        .collect();
+    assert!(leftovers.is_empty());
+}

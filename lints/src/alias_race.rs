@@ -9,10 +9,14 @@ crate::declare_lint! {
     /// can reach memory another task reads or writes. Writes through a broadcast
     /// (stride-0) view from parallel iterations are races too. Disjointness that Rust
     /// already guarantees (`split_at_mut`, `chunks_mut`, safe `&mut` views), atomics and
-    /// data behind a lock never warn.
+    /// data behind a lock never warn. The code a `scope` closure runs after its first
+    /// `spawn` counts as one more task; what it does before runs before the spawned
+    /// tasks start.
     ///
-    /// A race that happens for every input allowed by the kernel's `assume(...)` is an
-    /// error; one that happens only for some inputs is a warning.
+    /// A race that happens for every input allowed by the kernel's `assume(...)` (with at
+    /// least two iterations, for a parallel iteration) is an error; one that happens
+    /// only for some inputs is a warning. When the solver runs out of time the accesses
+    /// are treated as overlapping, and the warning says so.
     ///
     /// ### Why is this bad
     /// Two threads writing the same element is a data race: undefined behaviour, and in
@@ -33,9 +37,763 @@ crate::declare_lint! {
     /// ```
     pub ALIAS_RACE = "alias_race", Deny, Correctness,
     "parallel tasks whose accesses to tensor memory may overlap",
-    possible_is_warn = true,
-    status = Planned
+    possible_is_warn = true
 }
 
-/// The pass behind this lint; `None` while it is only declared.
-pub const PASS: Option<crate::context::CheckFn> = None;
+/// The pass behind this lint.
+pub const PASS: Option<crate::context::CheckFn> = Some(check);
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use tensor_lint_analyzer::ir::{
+    FnIr, Iteration, Op, ParallelKind, Task, TyClass, ValueId, ValueKind,
+};
+use tensor_lint_analyzer::lower::geometry::{derivations, task_accesses, AccessKind, TaskAccess};
+use tensor_lint_analyzer::oracle::{
+    iterations_overlap, overlap, Answer, Assumptions, Cmp, Expr, RootId, Verdict, View, Witness,
+};
+use tensor_lint_analyzer::source::Span;
+
+use crate::context::{LintContext, LintFinding};
+use crate::diagnostic::{Diagnostic, Severity};
+
+/// One task of a region with its accesses, as the race and false-sharing checks see it.
+pub(crate) struct TaskFacts<'a> {
+    /// 1-based, as diagnostics number tasks; 0 for the scope body.
+    pub number: usize,
+    pub task: &'a Task,
+    pub accesses: Vec<TaskAccess>,
+}
+
+impl TaskFacts<'_> {
+    /// How diagnostics name the task: `task 2`, or `the scope body` for the code of the
+    /// closure a `scope` runs, after its first spawn.
+    pub fn label(&self) -> String {
+        match self.number {
+            0 => "the scope body".to_string(),
+            n => format!("task {n}"),
+        }
+    }
+}
+
+/// A parallel region of a function with the tasks whose accesses run concurrently.
+pub(crate) struct RegionFacts<'a> {
+    pub kind: ParallelKind,
+    /// The region itself is inside a loop: every task runs repeatedly.
+    pub in_loop: bool,
+    pub tasks: Vec<TaskFacts<'a>>,
+}
+
+/// The parallel regions of `ir`, each with the accesses of its concurrent tasks. The
+/// closure a `scope` runs is listed with the region's span; only what it does once a
+/// task has been spawned runs alongside the spawned tasks, so its accesses before the
+/// first spawn are left out.
+pub(crate) fn regions(ir: &FnIr) -> Vec<RegionFacts<'_>> {
+    let mut out = Vec::new();
+    for body in &ir.bodies {
+        let base = body.blocks.first().map_or(0, |b| b.loop_depth);
+        for block in &body.blocks {
+            for stmt in &block.stmts {
+                let Op::Parallel(region) = &stmt.op else {
+                    continue;
+                };
+                let mut tasks = Vec::new();
+                let mut spawned = 0;
+                for task in &region.tasks {
+                    if region.kind == ParallelKind::Scope && task.span == stmt.span {
+                        let accesses = after_first_spawn(ir, task);
+                        if !accesses.is_empty() {
+                            tasks.push(TaskFacts {
+                                number: 0,
+                                task,
+                                accesses,
+                            });
+                        }
+                        continue;
+                    }
+                    spawned += 1;
+                    tasks.push(TaskFacts {
+                        number: spawned,
+                        task,
+                        accesses: task_accesses(ir, task),
+                    });
+                }
+                out.push(RegionFacts {
+                    kind: region.kind,
+                    in_loop: block.loop_depth > base,
+                    tasks,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// The accesses of a scope body's own statements that can run after its first spawn:
+/// the rest of the spawning block and every block reachable from it (a loop of spawns
+/// reaches its own start again).
+fn after_first_spawn(ir: &FnIr, scope: &Task) -> Vec<TaskAccess> {
+    let Some(body) = ir.bodies.get(scope.body.0 as usize) else {
+        return Vec::new();
+    };
+    let first = body.blocks.iter().enumerate().find_map(|(b, blk)| {
+        blk.stmts
+            .iter()
+            .position(|s| matches!(s.op, Op::Spawn { .. }))
+            .map(|k| (b, k))
+    });
+    let Some((start, k)) = first else {
+        return Vec::new();
+    };
+    let mut spans: BTreeSet<(usize, usize)> = BTreeSet::new();
+    let mut seen = vec![false; body.blocks.len()];
+    let mut work: Vec<usize> = Vec::new();
+    let mut visit = |b: usize, from: usize, work: &mut Vec<usize>| {
+        let Some(blk) = body.blocks.get(b) else {
+            return;
+        };
+        for s in &blk.stmts[from.min(blk.stmts.len())..] {
+            spans.insert((s.span.range().start, s.span.range().end));
+        }
+        work.extend(blk.term.successors().iter().map(|s| s.0 as usize));
+    };
+    visit(start, k + 1, &mut work);
+    while let Some(b) = work.pop() {
+        if seen.get(b).copied().unwrap_or(true) {
+            continue;
+        }
+        seen[b] = true;
+        visit(b, 0, &mut work);
+    }
+    task_accesses(ir, scope)
+        .into_iter()
+        .filter(|a| spans.contains(&(a.span.range().start, a.span.range().end)))
+        .collect()
+}
+
+/// The name a replicated task's second instance is known by in a query.
+pub(crate) fn primed(symbol: &str) -> String {
+    format!("{symbol}'")
+}
+
+/// What the oracle may assume for a query about `views`: the kernel's `assume(...)`,
+/// the ranges of iteration and outer loop variables, and non-negative sizes.
+pub(crate) fn assumptions_for(ir: &FnIr, ranges: &[Iteration], views: &[&View]) -> Assumptions {
+    let mut asm = Assumptions::new();
+    for a in &ir.annotations.assumptions {
+        asm.push(a.lhs.clone(), a.cmp, a.rhs.clone());
+    }
+    let mut symbols: BTreeSet<String> = views.iter().flat_map(|v| v.symbols()).collect();
+    let mut ranged = BTreeSet::new();
+    let all_ranges = ranges.iter().chain(ir.loop_ranges.iter().map(|(_, it)| it));
+    for it in all_ranges {
+        if symbols.contains(&it.symbol) && ranged.insert(it.symbol.clone()) {
+            asm.push(Expr::sym(&it.symbol), Cmp::Ge, it.lo.clone());
+            asm.push(Expr::sym(&it.symbol), Cmp::Lt, it.hi.clone());
+            symbols.extend(it.lo.symbols());
+            symbols.extend(it.hi.symbols());
+        }
+    }
+    // Sizes, lengths and indices are `usize` in the code these views come from.
+    for s in symbols.difference(&ranged) {
+        asm.push(Expr::sym(s), Cmp::Ge, Expr::int(0));
+    }
+    asm
+}
+
+/// The iteration of a replicated task with its symbol renamed.
+fn renamed(it: &Iteration, symbol: String) -> Iteration {
+    Iteration {
+        symbol,
+        lo: it.lo.clone(),
+        hi: it.hi.clone(),
+        value: it.value,
+    }
+}
+
+/// Whether a `MayAlias` answer is a certainty: the only symbols left free are
+/// iteration and loop variables, so the witness names iterations that do run.
+pub(crate) fn existential_only(views: &[&View], existential: &BTreeSet<String>) -> bool {
+    views
+        .iter()
+        .flat_map(|v| v.symbols())
+        .all(|s| existential.contains(&s))
+}
+
+/// A conflict between two accesses, before it becomes a diagnostic.
+struct Conflict<'a> {
+    first: (&'a TaskFacts<'a>, &'a TaskAccess),
+    second: (&'a TaskFacts<'a>, &'a TaskAccess),
+    /// Two instances of one replicated task.
+    same_task: bool,
+    answer: Answer,
+    proven: bool,
+    /// Symbols of the second instance's iteration, as renamed in the query.
+    second_symbol: Option<String>,
+}
+
+impl Conflict<'_> {
+    fn both_write(&self) -> bool {
+        self.first.1.kind == AccessKind::Write && self.second.1.kind == AccessKind::Write
+    }
+
+    fn rank(&self) -> (bool, bool) {
+        (self.proven, self.both_write())
+    }
+}
+
+fn check(cx: &LintContext<'_>, out: &mut Vec<LintFinding>) {
+    for ir in cx.ir.functions() {
+        for region in regions(ir) {
+            check_region(cx, ir, &region, out);
+        }
+    }
+}
+
+fn check_region(
+    cx: &LintContext<'_>,
+    ir: &FnIr,
+    region: &RegionFacts<'_>,
+    out: &mut Vec<LintFinding>,
+) {
+    // One diagnostic per buffer and region: the strongest conflict found.
+    let mut best: BTreeMap<RootId, Conflict<'_>> = BTreeMap::new();
+    for (ti, ta) in region.tasks.iter().enumerate() {
+        for tb in &region.tasks[ti..] {
+            let same_task = std::ptr::eq(ta, tb);
+            if same_task && ta.task.iteration.is_none() {
+                continue;
+            }
+            for (ai, a) in ta.accesses.iter().enumerate() {
+                let from = if same_task { ai } else { 0 };
+                for b in &tb.accesses[from..] {
+                    let Some(c) = conflict(ir, (ta, a), (tb, b), same_task) else {
+                        continue;
+                    };
+                    let root = c.first.1.root;
+                    if best.get(&root).is_none_or(|old| c.rank() > old.rank()) {
+                        best.insert(root, c);
+                    }
+                }
+            }
+        }
+    }
+    for c in best.into_values() {
+        out.push(finding(cx, ir, c));
+    }
+}
+
+/// Asks the oracle whether access `a` of one task instance and access `b` of another
+/// can reach the same element.
+fn conflict<'a>(
+    ir: &FnIr,
+    (ta, a): (&'a TaskFacts<'a>, &'a TaskAccess),
+    (tb, b): (&'a TaskFacts<'a>, &'a TaskAccess),
+    same_task: bool,
+) -> Option<Conflict<'a>> {
+    if a.kind == AccessKind::Read && b.kind == AccessKind::Read {
+        return None;
+    }
+    // Disjointness of safe borrows is the borrow checker's to prove, and it does.
+    if a.root != b.root || !(a.unchecked || b.unchecked) {
+        return None;
+    }
+    let (va, vb) = (a.view.as_ref()?, b.view.as_ref()?);
+    let mut ranges: Vec<Iteration> = Vec::new();
+    let mut existential: BTreeSet<String> = ir
+        .loop_ranges
+        .iter()
+        .map(|(_, it)| it.symbol.clone())
+        .collect();
+    let ia = ta.task.iteration.as_ref();
+    if let Some(it) = ia {
+        ranges.push(it.clone());
+        existential.insert(it.symbol.clone());
+    }
+    let mut second_symbol = None;
+    let mut vb = vb.clone();
+    if let Some(it) = tb.task.iteration.as_ref() {
+        // Two instances of one loop of spawns (or of one parallel iteration) are told
+        // apart by renaming the second one's variable.
+        if same_task || ia.is_some_and(|x| x.symbol == it.symbol) {
+            let name = primed(&it.symbol);
+            vb = vb.subst(&it.symbol, &Expr::sym(&name));
+            ranges.push(renamed(it, name.clone()));
+            existential.insert(name.clone());
+            second_symbol = Some(name);
+        } else {
+            ranges.push(it.clone());
+            existential.insert(it.symbol.clone());
+        }
+    }
+    // Two accesses of one replicated task through the same map (a read and a write of
+    // one row) ask the per-iteration question, which has fast paths for tiles.
+    let one_map = same_task && (std::ptr::eq(a, b) || a.view == b.view);
+    let answer = if one_map {
+        let it = ia?;
+        // The oracle bounds the iteration variable itself.
+        let others: Vec<Iteration> = ranges
+            .iter()
+            .filter(|r| r.symbol != it.symbol)
+            .cloned()
+            .collect();
+        let asm = assumptions_for(ir, &others, &[&va.subst(&it.symbol, &Expr::int(0))]);
+        let ans = iterations_overlap(va, &it.symbol, (it.lo.clone(), it.hi.clone()), &asm);
+        if std::env::var_os("TL_DEBUG_RACE").is_some() {
+            eprintln!(
+                "DEBUG iter {} {:?}..{:?} {va:?}\n {:?}\n => {ans:?}",
+                it.symbol,
+                it.lo,
+                it.hi,
+                asm.facts()
+                    .iter()
+                    .map(|f| f.to_string())
+                    .collect::<Vec<_>>()
+            );
+        }
+        ans
+    } else {
+        let mut asm = assumptions_for(ir, &ranges, &[va, &vb]);
+        if let (true, Some(it), Some(name)) = (same_task, ia, second_symbol.as_ref()) {
+            asm.push(Expr::sym(&it.symbol), Cmp::Ne, Expr::sym(name));
+        }
+        let ans = overlap(va, &vb, &asm);
+        if std::env::var_os("TL_DEBUG_RACE").is_some() {
+            eprintln!(
+                "DEBUG overlap {va:?}\n {vb:?}\n {:?}\n => {ans:?}",
+                asm.facts()
+                    .iter()
+                    .map(|f| f.to_string())
+                    .collect::<Vec<_>>()
+            );
+        }
+        ans
+    };
+    if !answer.may_overlap() {
+        return None;
+    }
+    let proven = match answer.verdict {
+        Verdict::MustAlias => true,
+        Verdict::MayAlias => {
+            !answer.undecided
+                && answer.witness.is_some()
+                && existential_only(&[va, &vb], &existential)
+        }
+        Verdict::NoAlias => false,
+    };
+    Some(Conflict {
+        first: (ta, a),
+        second: (tb, b),
+        same_task,
+        answer,
+        proven,
+        second_symbol,
+    })
+}
+
+/// `name` of a binding without the IR's `#N` suffix of loop and iteration symbols.
+pub(crate) fn symbol_name(symbol: &str) -> &str {
+    symbol.split('#').next().unwrap_or(symbol)
+}
+
+/// The source text of `span` when it is a short single-line expression.
+pub(crate) fn snippet(cx: &LintContext<'_>, span: Span) -> Option<String> {
+    let file = cx.sources.files().nth(span.file.0 as usize)?;
+    let text = file.text.get(span.range())?.trim();
+    (!text.is_empty() && text.len() <= 40 && !text.contains('\n')).then(|| text.to_string())
+}
+
+/// How an access is named in messages: its binding, or the binding it was derived
+/// from, or its source text.
+pub(crate) fn access_name(cx: &LintContext<'_>, ir: &FnIr, a: &TaskAccess) -> String {
+    let derived = derivations(ir);
+    let mut cur = a.value;
+    let mut seen = BTreeSet::new();
+    while seen.insert(cur) {
+        if let Some(name) = ir.values.get(cur.0 as usize).and_then(|v| v.name.clone()) {
+            return name;
+        }
+        match derived.get(&cur) {
+            Some((src, _)) => cur = *src,
+            None => break,
+        }
+    }
+    snippet(cx, a.span).unwrap_or_else(|| "the pointer".to_string())
+}
+
+/// The name of a buffer: the binding that owns it, else the name it was first known by.
+pub(crate) fn root_name(ir: &FnIr, root: RootId) -> String {
+    ir.values
+        .iter()
+        .find(|v| v.kind == ValueKind::Root(root) && v.name.is_some())
+        .and_then(|v| v.name.clone())
+        .or_else(|| ir.roots.get(root.0 as usize).map(|r| r.name.clone()))
+        .unwrap_or_else(|| "the buffer".to_string())
+}
+
+/// Whether `root` is the memory of a PyTorch-style tensor handle.
+fn is_tensor_root(ir: &FnIr, root: RootId) -> bool {
+    ir.values.iter().any(|v| {
+        v.ty == TyClass::Tensor
+            && matches!(v.kind, ValueKind::Root(r) | ValueKind::View(r) if r == root)
+    })
+}
+
+/// Whether `value` is (derived from) a view with a stride-0 axis of more than one
+/// element: a broadcast.
+fn through_broadcast(ir: &FnIr, value: ValueId) -> bool {
+    let derived = derivations(ir);
+    let mut cur = value;
+    let mut seen = BTreeSet::new();
+    while seen.insert(cur) {
+        let zero_axis = ir
+            .values
+            .get(cur.0 as usize)
+            .and_then(|v| v.view.as_ref())
+            .is_some_and(|v| {
+                v.dims
+                    .iter()
+                    .any(|d| d.stride.as_const() == Some(0) && d.len.as_const() != Some(1))
+            });
+        if zero_axis {
+            return true;
+        }
+        match derived.get(&cur) {
+            Some((src, _)) => cur = *src,
+            None => break,
+        }
+    }
+    false
+}
+
+/// `row[1, 2]` (with the loop variables the witness picked, `k = 3`) for one side of a
+/// witness.
+fn witness_side(name: &str, a: &TaskAccess, index: &[i64], symbols: &[(String, i64)]) -> String {
+    let own: Vec<String> = index.iter().take(a.own_dims).map(i64::to_string).collect();
+    let mut text = if own.is_empty() {
+        format!("`{name}`")
+    } else {
+        format!("`{name}[{}]`", own.join(", "))
+    };
+    let env = |s: &str| {
+        symbols
+            .iter()
+            .find(|(k, _)| k == s)
+            .map(|(_, v)| i128::from(*v))
+    };
+    let loops: Vec<String> = a
+        .folded
+        .iter()
+        .zip(index.iter().skip(a.own_dims))
+        .map(|((sym, lo), k)| {
+            let first = lo.eval(&env).unwrap_or(0);
+            format!("`{} = {}`", symbol_name(sym), first + i128::from(*k))
+        })
+        .collect();
+    if !loops.is_empty() {
+        text.push_str(&format!(" (at {})", loops.join(", ")));
+    }
+    text
+}
+
+fn verb(kind: AccessKind) -> &'static str {
+    match kind {
+        AccessKind::Read => "reads",
+        AccessKind::Write => "writes",
+    }
+}
+
+/// The iteration value a witness gives `symbol`, in words.
+fn iteration_words(symbol: &str, symbols: &[(String, i64)]) -> String {
+    // The oracle lists the iteration pair last; an earlier entry is the free symbol.
+    let value = symbols
+        .iter()
+        .rev()
+        .find(|(k, _)| k == symbol)
+        .map(|(_, v)| *v);
+    let base = symbol_name(symbol.trim_end_matches('\''));
+    match (value, base) {
+        (Some(v), "it") => format!("iteration {v}"),
+        (Some(v), name) => format!("iteration `{name} = {v}`"),
+        (None, _) => "another iteration".to_string(),
+    }
+}
+
+/// Symbols of the witness that are sizes, not iterations: the input it happens for.
+fn size_words(w: &Witness, hidden: &BTreeSet<String>) -> Option<String> {
+    let sizes: Vec<String> = w
+        .symbols
+        .iter()
+        .filter(|(k, _)| !hidden.contains(k) && !k.contains('#') && !k.ends_with('\''))
+        .map(|(k, v)| format!("`{k} = {v}`"))
+        .collect();
+    (!sizes.is_empty()).then(|| sizes.join(", "))
+}
+
+fn finding(cx: &LintContext<'_>, ir: &FnIr, c: Conflict<'_>) -> LintFinding {
+    let (ta, a) = c.first;
+    let (tb, b) = c.second;
+    // Lead with the write.
+    let ((ta, a), (tb, b)) = if a.kind == AccessKind::Write {
+        ((ta, a), (tb, b))
+    } else {
+        ((tb, b), (ta, a))
+    };
+    let root = root_name(ir, a.root);
+    let (name_a, name_b) = (access_name(cx, ir, a), access_name(cx, ir, b));
+    let may = if c.proven { "" } else { "may " };
+    let replicated = c.same_task;
+    let fixed = replicated
+        && std::ptr::eq(a, b)
+        && ta
+            .task
+            .iteration
+            .as_ref()
+            .zip(a.view.as_ref())
+            .is_some_and(|(it, v)| !v.mentions(&it.symbol));
+    let broadcast = fixed && through_broadcast(ir, a.value);
+    let message = match (replicated, c.both_write()) {
+        _ if broadcast => format!(
+            "parallel iterations {may}write the same elements of `{root}` through the broadcast view `{name_a}`"
+        ),
+        _ if fixed => format!(
+            "parallel iterations {may}write the same elements of `{root}` through `{name_a}`"
+        ),
+        (true, true) => format!("parallel iterations {may}write overlapping elements of `{root}`"),
+        (true, false) => format!(
+            "a parallel iteration reads elements of `{root}` that another iteration {may}writes"
+        ),
+        (false, true) => format!("parallel tasks {may}write overlapping elements of `{root}`"),
+        (false, false) => {
+            format!("a parallel task reads elements of `{root}` that another task {may}writes")
+        }
+    };
+    let who = |t: &TaskFacts<'_>| {
+        if replicated {
+            "each iteration".to_string()
+        } else {
+            t.label()
+        }
+    };
+    let primary = format!("{} {} `{name_a}` here", who(ta), verb(a.kind));
+    let mut diagnostic = Diagnostic::new(
+        Severity::Error,
+        message,
+        crate::diagnostic::Label::new(a.span, primary),
+    )
+    .with_code(format!("tensor_lint::{}", ALIAS_RACE.name));
+    if a.span != b.span {
+        diagnostic = diagnostic.with_label(
+            b.span,
+            format!("{} {} `{name_b}` here", who(tb), verb(b.kind)),
+        );
+    }
+    if c.answer.undecided {
+        diagnostic =
+            diagnostic.with_note("the solver could not decide in time; treated as may alias");
+    }
+    if let Some(w) = &c.answer.witness {
+        let mut hidden = BTreeSet::new();
+        let side_a = witness_side(&name_a, a, &w.a, &w.symbols);
+        let side_b = witness_side(&name_b, b, &w.b, &w.symbols);
+        let (first, second) = if replicated {
+            let it = ta.task.iteration.as_ref();
+            let sym_a = it.map(|i| i.symbol.clone()).unwrap_or_default();
+            let sym_b = c.second_symbol.clone().unwrap_or_else(|| primed(&sym_a));
+            hidden.insert(sym_a.clone());
+            hidden.insert(sym_b.clone());
+            (
+                iteration_words(&sym_a, &w.symbols),
+                iteration_words(&sym_b, &w.symbols),
+            )
+        } else {
+            (ta.label(), tb.label())
+        };
+        // When the write was not the query's first side the witness sides are swapped.
+        let (side_a, side_b) = if std::ptr::eq(a, c.first.1) {
+            (side_a, side_b)
+        } else {
+            (
+                witness_side(&name_a, a, &w.b, &w.symbols),
+                witness_side(&name_b, b, &w.a, &w.symbols),
+            )
+        };
+        let mut note = format!(
+            "{first} {} {side_a} and {second} {} {side_b}, both element {} of `{root}`",
+            verb(a.kind),
+            verb(b.kind),
+            w.element
+        );
+        if let Some(sizes) = size_words(w, &hidden) {
+            note.push_str(&format!(" (with {sizes})"));
+        }
+        diagnostic = diagnostic.with_note(note);
+    }
+    if broadcast {
+        diagnostic = diagnostic
+            .with_note(format!(
+                "`{name_a}` does not move with the iteration (a stride-0 axis), so every iteration reaches the same elements"
+            ))
+            .with_help(
+                "write into an owned array (`.to_owned()`) or combine per-iteration results with a reduction instead of writing through a broadcast view",
+            );
+    } else if fixed {
+        diagnostic = diagnostic
+            .with_note(format!(
+                "where `{name_a}` points does not depend on the iteration, so every iteration writes the same elements"
+            ))
+            .with_help(format!(
+                "give each iteration its own elements of `{root}` (offset the writes by the iteration's index), or combine the per-iteration values with a reduction and write once"
+            ));
+    } else if ta.number == 0 || tb.number == 0 {
+        diagnostic = diagnostic.with_help(format!(
+            "write `{root}` from the scope body before the first `spawn`, or give the spawned tasks and the scope body disjoint parts with `split_at_mut`"
+        ));
+    } else if is_tensor_root(ir, a.root) {
+        // Tensor handles have no borrow-checked split: the ranges must be made disjoint.
+        let part = if replicated { "iteration" } else { "task" };
+        diagnostic = diagnostic.with_help(format!(
+            "give each {part} a `narrow` of `{root}` that starts where the previous one ends, so the ranges do not overlap"
+        ));
+    } else if replicated {
+        diagnostic = diagnostic.with_help(format!(
+            "give each iteration its own part of `{root}`: iterate with `par_chunks_mut`, `axis_iter_mut` or `axis_chunks_iter_mut` so the parts are disjoint and the borrow checker proves it"
+        ));
+    } else {
+        diagnostic = diagnostic.with_help(format!(
+            "split `{root}` with `split_at_mut` (or `split_at` on an array view) so the parts are disjoint and the borrow checker proves it"
+        ));
+    }
+    LintFinding {
+        lint: &ALIAS_RACE,
+        proven: c.proven,
+        diagnostic,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::leak::test_support::findings_of;
+
+    #[test]
+    fn raw_halves_one_element_too_long_are_proven_under_assumptions() {
+        let found = findings_of(
+            check,
+            "#[tensor_lint::kernel(assume(n >= 2))]
+             fn k(v: &mut Vec<f32>, n: usize) {
+                 let p = v.as_mut_ptr();
+                 let a = unsafe { std::slice::from_raw_parts_mut(p, n / 2 + 1) };
+                 let b = unsafe { std::slice::from_raw_parts_mut(p.add(n / 2), n - n / 2) };
+                 rayon::join(|| a.fill(0.0), || b.fill(1.0));
+             }",
+        );
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(
+            found[0].message,
+            "parallel tasks write overlapping elements of `v`"
+        );
+        assert!(
+            found[0].notes[0].contains("both element"),
+            "{:?}",
+            found[0].notes
+        );
+    }
+
+    #[test]
+    fn exact_raw_halves_do_not_race() {
+        let found = findings_of(
+            check,
+            "fn k(v: &mut Vec<f32>, n: usize) {
+                 let p = v.as_mut_ptr();
+                 let a = unsafe { std::slice::from_raw_parts_mut(p, n / 2) };
+                 let b = unsafe { std::slice::from_raw_parts_mut(p.add(n / 2), n - n / 2) };
+                 rayon::join(|| a.fill(0.0), || b.fill(1.0));
+             }",
+        );
+        assert!(found.is_empty(), "{found:?}");
+    }
+
+    #[test]
+    fn overlap_of_unknown_sizes_is_said_with_may() {
+        let found = findings_of(
+            check,
+            "fn k(v: &mut Vec<f32>, n: usize) {
+                 let p = v.as_mut_ptr();
+                 let a = unsafe { std::slice::from_raw_parts_mut(p, n) };
+                 let b = unsafe { std::slice::from_raw_parts_mut(p.add(4), 4) };
+                 rayon::join(|| a.fill(0.0), || b.fill(1.0));
+             }",
+        );
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(
+            found[0].message.contains("may write"),
+            "{}",
+            found[0].message
+        );
+    }
+
+    #[test]
+    fn safe_split_at_mut_is_left_to_the_borrow_checker() {
+        let found = findings_of(
+            check,
+            "fn k(v: &mut [f32]) {
+                 let (a, b) = v.split_at_mut(4);
+                 rayon::join(|| a.fill(0.0), || b.fill(1.0));
+             }",
+        );
+        assert!(found.is_empty(), "{found:?}");
+    }
+
+    #[test]
+    fn spawned_threads_writing_one_address_race_with_each_other() {
+        let found = findings_of(
+            check,
+            "fn k(v: &mut Vec<u32>) {
+                 let addr = v.as_mut_ptr() as usize;
+                 std::thread::scope(|s| {
+                     for t in 0..4 {
+                         s.spawn(move || unsafe { *(addr as *mut u32) = t });
+                     }
+                 });
+             }",
+        );
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0]
+            .message
+            .starts_with("parallel iterations write the same"));
+    }
+
+    #[test]
+    fn loop_variables_inside_a_task_are_bounded_by_their_loop() {
+        let found = findings_of(
+            check,
+            "fn k(v: &mut Vec<u32>, w: usize) {
+                 let addr = v.as_mut_ptr() as usize;
+                 std::thread::scope(|s| {
+                     for t in 0..4 {
+                         s.spawn(move || {
+                             let p = addr as *mut u32;
+                             for j in 0..w { unsafe { *p.add(t * w + j) = 1 }; }
+                         });
+                     }
+                 });
+             }",
+        );
+        assert!(found.is_empty(), "{found:?}");
+    }
+
+    #[test]
+    fn symbol_names_drop_the_ir_suffix() {
+        assert_eq!(symbol_name("k#3"), "k");
+        assert_eq!(symbol_name("n"), "n");
+        assert_eq!(
+            iteration_words("t#1'", &[("t#1'".into(), 2)]),
+            "iteration `t = 2`"
+        );
+        assert_eq!(
+            iteration_words("it#4", &[("it#4".into(), 0)]),
+            "iteration 0"
+        );
+    }
+}

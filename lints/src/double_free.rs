@@ -21,6 +21,11 @@ crate::declare_lint! {
     /// }
     /// pool.give_back(scratch); // released again when the frame is empty
     /// ```
+    /// Both releases must reach the same allocation on every path (a `let mut p`
+    /// reassigned from two allocations is not reported), and a path that re-allocates
+    /// in between (a loop that allocates and releases once per iteration) is not a
+    /// second release. Dropping the box that `Box::from_raw` rebuilt is its one release.
+    ///
     /// Use instead: release once on each path.
     /// ```rust,ignore
     /// let scratch = pool.checkout(n);
@@ -29,9 +34,318 @@ crate::declare_lint! {
     /// }
     /// pool.give_back(scratch);
     /// ```
-    pub DOUBLE_FREE = "double_free", Deny, Correctness, "tensor memory released twice on one path",
-    status = Planned
+    pub DOUBLE_FREE = "double_free", Deny, Correctness, "tensor memory released twice on one path"
 }
 
-/// The pass behind this lint; `None` while it is only declared.
-pub const PASS: Option<crate::context::CheckFn> = None;
+use tensor_lint_analyzer::dataflow::alloc_state::{PathAnswer, PathEnd, PathSearch, Step};
+use tensor_lint_analyzer::dataflow::PointsTo;
+use tensor_lint_analyzer::ir::{
+    BlockId, BodyId, FnIr, Op, ReleaseKind, RootId, RootOrigin, ValueId,
+};
+use tensor_lint_analyzer::source::Span;
+
+use crate::context::{LintContext, LintFinding};
+use crate::diagnostic::{Diagnostic, Label, Severity};
+
+/// The pass behind this lint.
+pub const PASS: Option<crate::context::CheckFn> = Some(check);
+
+/// One release statement of a body.
+#[derive(Clone, Debug)]
+pub(crate) struct ReleaseSite {
+    pub block: BlockId,
+    pub index: usize,
+    pub value: ValueId,
+    /// The one root the released value reaches.
+    pub root: RootId,
+    pub how: ReleaseKind,
+    pub span: Span,
+    /// For `realloc`: the root of the new block. Where it is null, the move failed
+    /// and the old block was never released.
+    pub realloc_into: Option<RootId>,
+}
+
+impl ReleaseSite {
+    /// Whether `op` shows that this release did not happen on the path: the memory
+    /// is null there, or the `realloc` that released it failed.
+    pub(crate) fn undone_by(&self, op: &Op, pt: &PointsTo) -> bool {
+        let Op::AssumeNull { value } = op else {
+            return false;
+        };
+        let roots = pt.roots(*value);
+        roots.contains(&self.root) || self.realloc_into.is_some_and(|n| roots.contains(&n))
+    }
+}
+
+/// The releases of `body` whose value reaches exactly one root that is not a static.
+pub(crate) fn release_sites(f: &FnIr, pt: &PointsTo, body: BodyId) -> Vec<ReleaseSite> {
+    let mut out = Vec::new();
+    let Some(b) = f.bodies.get(body.0 as usize) else {
+        return out;
+    };
+    for (k, block) in b.blocks.iter().enumerate() {
+        for (i, stmt) in block.stmts.iter().enumerate() {
+            let Op::Release { value, how } = &stmt.op else {
+                continue;
+            };
+            let [root] = pt.roots(*value) else {
+                continue;
+            };
+            if f.roots.get(root.0 as usize).map(|r| &r.origin) == Some(&RootOrigin::Static) {
+                continue;
+            }
+            // `realloc` lowers to the release of the old block and, at the same
+            // place, the allocation of the new one.
+            let realloc_into = match block.stmts.get(i + 1) {
+                Some(next) if next.span == stmt.span && *how == ReleaseKind::Dealloc => {
+                    match next.op {
+                        Op::Alloc { root, .. } => Some(root),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            };
+            out.push(ReleaseSite {
+                block: BlockId(k as u32),
+                index: i,
+                value: *value,
+                root: *root,
+                how: how.clone(),
+                span: stmt.span,
+                realloc_into,
+            });
+        }
+    }
+    out
+}
+
+/// Drops the compiler inserts or checks: two of them cannot release one owner twice
+/// in code that compiles, so such a pair is the analyzer's imprecision, not a bug.
+pub(crate) fn is_raii(how: &ReleaseKind) -> bool {
+    matches!(how, ReleaseKind::Drop | ReleaseKind::ScopeEnd)
+}
+
+fn check(cx: &LintContext<'_>, out: &mut Vec<LintFinding>) {
+    // A truncated function lacks some of its ops: a missing release or allocation
+    // would become a false finding.
+    for f in cx.ir.functions().filter(|f| !f.truncated) {
+        let Some(facts) = cx.ir.facts(f.id) else {
+            continue;
+        };
+        for b in 0..f.bodies.len() {
+            check_body(f, &facts.points_to, BodyId(b as u32), out);
+        }
+    }
+}
+
+fn check_body(f: &FnIr, pt: &PointsTo, body: BodyId, out: &mut Vec<LintFinding>) {
+    let sites = release_sites(f, pt, body);
+    let mut reported: Vec<(BlockId, usize)> = Vec::new();
+    let paths = PathSearch::new(f, body);
+    for first in &sites {
+        let r = first.root;
+        let answer = paths.run(
+            first.block,
+            first.index + 1,
+            |block, index, stmt| match &stmt.op {
+                Op::Alloc { root, .. } if *root == r => Step::Prune,
+                op if first.undone_by(op, pt) => Step::Prune,
+                Op::Release { value, how } if pt.roots(*value) == [r] => {
+                    let second_is_owner_drop = first.how == ReleaseKind::BoxFromRaw && is_raii(how);
+                    if (is_raii(&first.how) && is_raii(how)) || second_is_owner_drop {
+                        Step::Continue
+                    } else if reported.contains(&(block, index)) {
+                        Step::Prune
+                    } else {
+                        Step::Found
+                    }
+                }
+                _ => Step::Continue,
+            },
+            |_, _| false,
+        );
+        let PathAnswer::Found(PathEnd::Stmt { block, index }, _) = answer else {
+            continue;
+        };
+        let Some(second) = sites.iter().find(|s| s.block == block && s.index == index) else {
+            continue;
+        };
+        reported.push((block, index));
+        out.push(LintFinding {
+            lint: &DOUBLE_FREE,
+            proven: true,
+            diagnostic: diagnostic(f, pt, first, second),
+        });
+    }
+}
+
+pub(crate) fn release_text(how: &ReleaseKind) -> String {
+    match how {
+        ReleaseKind::Drop => "dropped".into(),
+        ReleaseKind::Dealloc => "deallocated".into(),
+        ReleaseKind::BoxFromRaw => "taken back by a box that frees it".into(),
+        ReleaseKind::Function(name) => format!("given back with `{name}`"),
+        ReleaseKind::ScopeEnd => "dropped at the end of its scope".into(),
+    }
+}
+
+fn diagnostic(f: &FnIr, pt: &PointsTo, first: &ReleaseSite, second: &ReleaseSite) -> Diagnostic {
+    let name = crate::leak::memory_name(f, pt, second.value, second.root);
+    let what = name
+        .as_ref()
+        .map_or_else(|| "this memory".to_string(), |n| format!("`{n}`"));
+    let same_site = first.block == second.block && first.index == second.index;
+    let mut d = if same_site {
+        Diagnostic::new(
+            Severity::Error,
+            format!("{what} is released again on the next iteration of the loop"),
+            Label::new(second.span, "released here on every iteration"),
+        )
+        .with_note("nothing allocates it again between two iterations")
+    } else {
+        Diagnostic::new(
+            Severity::Error,
+            format!("{what} is released twice"),
+            Label::new(
+                second.span,
+                if second.how == ReleaseKind::ScopeEnd {
+                    format!("{what} is dropped here, at the end of its scope, and frees it again")
+                } else {
+                    format!("{what} is released again here")
+                },
+            ),
+        )
+        .with_label(
+            first.span,
+            format!("first {} here", release_text(&first.how)),
+        )
+    };
+    d = d.with_code(DOUBLE_FREE.code());
+    let first_name = crate::leak::memory_name(f, pt, first.value, first.root);
+    if let (Some(a), Some(b)) = (&first_name, &name) {
+        if a != b {
+            d = d.with_note(format!("`{b}` and `{a}` point to the same allocation"));
+        }
+    }
+    d.with_help(format!(
+        "release {what} exactly once on each path; if it must be released early, set the pointer to null and test it before the second release"
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::leak::test_support::findings_of;
+
+    #[test]
+    fn dealloc_through_a_copied_pointer_is_a_second_release() {
+        let found = findings_of(
+            check,
+            "fn k(l: std::alloc::Layout) {
+                 let p = unsafe { std::alloc::alloc(l) };
+                 let q = p;
+                 unsafe { std::alloc::dealloc(p, l) };
+                 unsafe { std::alloc::dealloc(q, l) };
+             }",
+        );
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(
+            found[0].notes.iter().any(|n| n.contains("same allocation")),
+            "{:?}",
+            found[0].notes
+        );
+    }
+
+    #[test]
+    fn releases_on_exclusive_branches_are_quiet() {
+        let found = findings_of(
+            check,
+            "fn k(l: std::alloc::Layout, c: bool) {
+                 let p = unsafe { std::alloc::alloc(l) };
+                 if c { unsafe { std::alloc::dealloc(p, l) } } else { unsafe { std::alloc::dealloc(p, l) } }
+             }",
+        );
+        assert!(found.is_empty(), "{found:?}");
+    }
+
+    #[test]
+    fn allocate_and_release_per_iteration_is_quiet() {
+        let found = findings_of(
+            check,
+            "fn k(l: std::alloc::Layout, n: usize) {
+                 for _ in 0..n { let p = unsafe { std::alloc::alloc(l) }; unsafe { std::alloc::dealloc(p, l) }; }
+             }",
+        );
+        assert!(found.is_empty(), "{found:?}");
+    }
+
+    #[test]
+    fn release_inside_a_loop_of_an_outer_allocation_repeats() {
+        let found = findings_of(
+            check,
+            "fn k(l: std::alloc::Layout, n: usize) {
+                 let p = unsafe { std::alloc::alloc(l) };
+                 for _ in 0..n { unsafe { std::alloc::dealloc(p, l) }; }
+             }",
+        );
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(
+            found[0].message.contains("next iteration"),
+            "{}",
+            found[0].message
+        );
+    }
+
+    #[test]
+    fn pointer_nulled_after_its_release_is_not_released_again() {
+        let found = findings_of(
+            check,
+            "fn k(l: std::alloc::Layout, early: bool) {
+                 let mut p = unsafe { std::alloc::alloc(l) };
+                 if early { unsafe { std::alloc::dealloc(p, l) }; p = std::ptr::null_mut(); }
+                 if !p.is_null() { unsafe { std::alloc::dealloc(p, l) } }
+             }",
+        );
+        assert!(found.is_empty(), "{found:?}");
+    }
+
+    #[test]
+    fn owner_dropped_after_its_buffer_was_deallocated_frees_twice() {
+        let found = findings_of(
+            check,
+            "fn k(n: usize, l: std::alloc::Layout) {
+                 let mut v = vec![0.0f32; n];
+                 unsafe { std::alloc::dealloc(v.as_mut_ptr() as *mut u8, l) };
+             }",
+        );
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(
+            found[0].primary.message.contains("end of its scope"),
+            "{:?}",
+            found[0].primary
+        );
+    }
+
+    #[test]
+    fn old_block_is_freed_where_realloc_failed() {
+        let found = findings_of(
+            check,
+            "fn k(l: std::alloc::Layout) -> *mut u8 {
+                 let p = unsafe { std::alloc::alloc(l) };
+                 let q = unsafe { std::alloc::realloc(p, l, 64) };
+                 if q.is_null() { unsafe { std::alloc::dealloc(p, l) } }
+                 q
+             }",
+        );
+        assert!(found.is_empty(), "{found:?}");
+    }
+
+    #[test]
+    fn dropping_the_rebuilt_box_is_its_only_release() {
+        let found = findings_of(
+            check,
+            "fn k(p: *mut [f32; 4]) { let b = unsafe { Box::from_raw(p) }; drop(b); }",
+        );
+        assert!(found.is_empty(), "{found:?}");
+    }
+}

@@ -5,8 +5,21 @@ crate::declare_lint! {
     /// Reports parallel tasks that write, inside a loop, distinct bytes that lie on one
     /// cache line (`cache-line-bytes` in the configuration, 64 by default): per-thread
     /// counters or accumulators packed in a `Vec` or array, struct fields written by
-    /// different threads, small parallel chunks rewritten in a loop. Large chunks that
-    /// share only their boundary line are not reported.
+    /// different threads, small per-thread chunks rewritten in a loop.
+    ///
+    /// Which writers count as different threads:
+    /// - each task of `rayon::join`, each `spawn` on a `rayon::scope` or
+    ///   `std::thread::scope` (one per iteration when spawned in a loop);
+    /// - the items of a parallel iterator (`par_iter_mut`, `par_chunks_mut`,
+    ///   `Zip::par_for_each`, `par_azip!`) only when there are about as many items as
+    ///   threads: a count derived from `rayon::current_num_threads()` (or
+    ///   `num_cpus::get()`), or a constant count of at most 64. Rayon hands each thread a
+    ///   contiguous run of items, so in a longer iteration neighbouring items run on the
+    ///   same thread and only the line at each end of a run is written by two threads.
+    ///
+    /// Such boundary lines are not reported, nor are chunks of a line or more, elements
+    /// padded to a line (`CachePadded`, `#[repr(align(N))]` with `N` at least the line),
+    /// and values written once instead of in a loop.
     ///
     /// ### Why is this bad
     /// The program is correct but the cores fight over the line: every write invalidates
@@ -15,7 +28,7 @@ crate::declare_lint! {
     ///
     /// ### Example
     /// ```rust,ignore
-    /// let mut hits = vec![0u64; threads];
+    /// let mut hits = vec![0u64; rayon::current_num_threads()];
     /// hits.par_iter_mut().enumerate().for_each(|(t, h)| {
     ///     for p in chunk(points, t) {
     ///         *h += inside(p) as u64; // eight counters share one line
@@ -24,12 +37,418 @@ crate::declare_lint! {
     /// ```
     /// Use instead: accumulate in a local and store once, or pad each counter.
     /// ```rust,ignore
-    /// let mut hits = vec![CachePadded::new(0u64); threads];
+    /// let mut hits = vec![CachePadded::new(0u64); rayon::current_num_threads()];
     /// ```
     pub FALSE_SHARING = "false_sharing", Warn, Correctness,
-    "threads repeatedly writing distinct bytes of one cache line",
-    status = Planned
+    "threads repeatedly writing distinct bytes of one cache line"
 }
 
-/// The pass behind this lint; `None` while it is only declared.
-pub const PASS: Option<crate::context::CheckFn> = None;
+/// The pass behind this lint.
+pub const PASS: Option<crate::context::CheckFn> = Some(check);
+
+use std::collections::BTreeSet;
+
+use tensor_lint_analyzer::ir::{FnIr, Iteration, ParallelKind};
+use tensor_lint_analyzer::lower::geometry::{derivations, AccessKind, TaskAccess};
+use tensor_lint_analyzer::models::THREAD_COUNT;
+use tensor_lint_analyzer::oracle::{
+    iterations_share_cache_line, overlap, share_cache_line, Answer, Expr, RootId, View,
+};
+
+use crate::alias_race::{
+    access_name, assumptions_for, primed, regions, root_name, symbol_name, TaskFacts,
+};
+use crate::context::{LintContext, LintFinding};
+use crate::diagnostic::{Diagnostic, Label, Severity};
+
+fn check(cx: &LintContext<'_>, out: &mut Vec<LintFinding>) {
+    let line = cx.cache_line_bytes.max(1);
+    for ir in cx.ir.functions() {
+        for region in regions(ir) {
+            let mut reported: BTreeSet<RootId> = BTreeSet::new();
+            let writes = |t: &'_ TaskFacts<'_>| -> Vec<usize> {
+                t.accesses
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, a)| {
+                        a.kind == AccessKind::Write
+                            && (a.in_loop || region.in_loop)
+                            && !is_padded(ir, a.root, line)
+                    })
+                    .map(|(k, _)| k)
+                    .collect()
+            };
+            for (ti, ta) in region.tasks.iter().enumerate() {
+                let wa = writes(ta);
+                if let Some(it) = ta.task.iteration.as_ref().filter(|it| {
+                    region.kind != ParallelKind::ParIter || slots_per_thread(it).is_some()
+                }) {
+                    for &k in &wa {
+                        let a = &ta.accesses[k];
+                        if reported.contains(&a.root) {
+                            continue;
+                        }
+                        if let Some(answer) = iterations_share(ir, a, it, line) {
+                            reported.insert(a.root);
+                            let why = (region.kind == ParallelKind::ParIter)
+                                .then(|| slots_per_thread(it))
+                                .flatten();
+                            let only = Sharing {
+                                answer: &answer,
+                                why,
+                            };
+                            out.push(finding(cx, ir, line, (ta, a), None, &only));
+                        }
+                    }
+                }
+                for tb in &region.tasks[ti + 1..] {
+                    for &k in &wa {
+                        for &m in &writes(tb) {
+                            let (a, b) = (&ta.accesses[k], &tb.accesses[m]);
+                            if a.root != b.root || reported.contains(&a.root) {
+                                continue;
+                            }
+                            if let Some(answer) = tasks_share(ir, (ta, a), (tb, b), line) {
+                                reported.insert(a.root);
+                                let pair = Sharing {
+                                    answer: &answer,
+                                    why: None,
+                                };
+                                out.push(finding(cx, ir, line, (ta, a), Some((tb, b)), &pair));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// An iteration count up to this many items is taken as about one item per worker
+/// thread: machines rarely run more workers, and beyond it each thread's run of
+/// contiguous items grows.
+const PER_THREAD_ITEMS: i64 = 64;
+
+/// Why the items of a data-parallel iteration run on different threads, when they do.
+///
+/// Rayon splits a parallel iterator into contiguous runs, one per worker, so
+/// neighbouring items of a long iteration run on one thread and only the lines at the
+/// ends of the runs are written by two threads: the boundary sharing that is not worth
+/// reporting. Neighbours run on different threads when there are about as many items as
+/// threads: a count derived from the thread count (`rayon::current_num_threads()`), or
+/// a constant count of at most [`PER_THREAD_ITEMS`].
+fn slots_per_thread(it: &Iteration) -> Option<String> {
+    let count = &it.hi - &it.lo;
+    if count.mentions(THREAD_COUNT) {
+        return Some(format!(
+            "the iteration has `{count}` items, one per worker thread, so neighbouring items are written by different threads"
+        ));
+    }
+    let n = count.as_const()?;
+    (2..=PER_THREAD_ITEMS).contains(&n).then(|| {
+        format!(
+            "the iteration has only {n} items, about one per worker thread, so neighbouring items are written by different threads"
+        )
+    })
+}
+
+/// Elements that each fill their own cache line: `CachePadded`, or a struct whose
+/// `#[repr(align(N))]` (hence its size) is at least the line.
+fn is_padded(ir: &FnIr, root: RootId, line: u32) -> bool {
+    let Some(r) = ir.roots.get(root.0 as usize) else {
+        return false;
+    };
+    r.elem_type.as_deref().is_some_and(|t| t == "CachePadded") || r.elem_bytes >= line
+}
+
+/// Bytes from the first to the last byte one task instance writes, when known.
+fn footprint(v: &View) -> Option<i64> {
+    let mut reach: i64 = 0;
+    for d in &v.dims {
+        let len = d.len.as_const()?;
+        if len <= 0 {
+            return Some(0);
+        }
+        reach = reach.checked_add(d.stride.as_const()?.checked_abs()?.checked_mul(len - 1)?)?;
+    }
+    reach.checked_add(1)?.checked_mul(i64::from(v.elem_bytes))
+}
+
+/// A task writing less than a line per instance shares lines with its neighbours on
+/// every write; larger ones meet only at their boundary lines, which is not reported.
+fn small(v: &View, line: u32) -> bool {
+    footprint(v).is_some_and(|b| b < i64::from(line))
+}
+
+fn iterations_share(ir: &FnIr, a: &TaskAccess, it: &Iteration, line: u32) -> Option<Answer> {
+    let v = a.view.as_ref()?;
+    if !small(v, line) || !v.mentions(&it.symbol) {
+        // An instance that does not move with the iteration writes the same bytes:
+        // that is a race, not false sharing.
+        return None;
+    }
+    let asm = assumptions_for(ir, &[], &[&v.subst(&it.symbol, &Expr::int(0))]);
+    let answer =
+        iterations_share_cache_line(v, &it.symbol, (it.lo.clone(), it.hi.clone()), line, &asm);
+    answer.may_overlap().then_some(answer)
+}
+
+fn tasks_share(
+    ir: &FnIr,
+    (ta, a): (&TaskFacts<'_>, &TaskAccess),
+    (tb, b): (&TaskFacts<'_>, &TaskAccess),
+    line: u32,
+) -> Option<Answer> {
+    let (va, vb) = (a.view.as_ref()?, b.view.as_ref()?);
+    if !(small(va, line) || small(vb, line)) {
+        return None;
+    }
+    let mut ranges: Vec<Iteration> = ta.task.iteration.iter().cloned().collect();
+    let mut vb = vb.clone();
+    if let Some(it) = &tb.task.iteration {
+        let name = primed(&it.symbol);
+        vb = vb.subst(&it.symbol, &Expr::sym(&name));
+        ranges.push(Iteration {
+            symbol: name,
+            lo: it.lo.clone(),
+            hi: it.hi.clone(),
+            value: it.value,
+        });
+    }
+    let asm = assumptions_for(ir, &ranges, &[va, &vb]);
+    // Writes that meet are a race (`alias_race`), not false sharing.
+    if overlap(va, &vb, &asm).may_overlap() {
+        return None;
+    }
+    let answer = share_cache_line(va, &vb, line, &asm);
+    answer.may_overlap().then_some(answer)
+}
+
+/// The type of the struct field `a` writes, when `a` writes a field of a struct object:
+/// the field is named by the binding (`stats.valid`) the access was derived from.
+fn struct_field_type(cx: &LintContext<'_>, ir: &FnIr, a: &TaskAccess) -> Option<String> {
+    let root = ir.roots.get(a.root.0 as usize)?;
+    if root.elem_bytes != 1 {
+        return None;
+    }
+    let item = cx.ir.struct_named(root.elem_type.as_deref()?)?;
+    let derived = derivations(ir);
+    let mut cur = a.value;
+    let mut seen = BTreeSet::new();
+    while seen.insert(cur) {
+        let field = ir
+            .values
+            .get(cur.0 as usize)
+            .and_then(|v| v.name.as_deref())
+            .and_then(|n| n.rsplit_once('.'))
+            .and_then(|(_, f)| item.fields.iter().find(|fi| fi.name == f));
+        if let Some(fi) = field {
+            return Some(fi.ty_name.clone());
+        }
+        cur = derived.get(&cur)?.0;
+    }
+    None
+}
+
+/// The oracle's answer for a shared line, with why the writers are different threads
+/// when that is not plain from the region.
+struct Sharing<'a> {
+    answer: &'a Answer,
+    why: Option<String>,
+}
+
+fn finding(
+    cx: &LintContext<'_>,
+    ir: &FnIr,
+    line: u32,
+    (ta, a): (&TaskFacts<'_>, &TaskAccess),
+    other: Option<(&TaskFacts<'_>, &TaskAccess)>,
+    sharing: &Sharing<'_>,
+) -> LintFinding {
+    let answer = sharing.answer;
+    let root = root_name(ir, a.root);
+    let name_a = access_name(cx, ir, a);
+    let elem = ir.roots.get(a.root.0 as usize);
+    let elem_type = elem.and_then(|r| r.elem_type.clone());
+    let message = match other {
+        None => format!(
+            "parallel iterations repeatedly write distinct elements of `{root}` that share a {line}-byte cache line"
+        ),
+        Some(_) => format!(
+            "parallel tasks repeatedly write distinct parts of `{root}` that share a {line}-byte cache line"
+        ),
+    };
+    let primary = match other {
+        None => format!("each iteration writes `{name_a}` here, on a line its neighbours write"),
+        Some(_) => format!("{} writes `{name_a}` here", ta.label()),
+    };
+    let mut diagnostic = Diagnostic::new(Severity::Warning, message, Label::new(a.span, primary))
+        .with_code(format!("tensor_lint::{}", FALSE_SHARING.name));
+    if let Some((tb, b)) = other {
+        let name_b = access_name(cx, ir, b);
+        diagnostic = diagnostic.with_label(
+            b.span,
+            format!("{} writes `{name_b}` here, on the same line", tb.label()),
+        );
+    }
+    if let Some(w) = &answer.witness {
+        let bytes = elem.map_or(1, |r| i64::from(r.elem_bytes.max(1)));
+        let line_no = w.element.saturating_mul(bytes) / i64::from(line);
+        let who = match other {
+            None => {
+                let it = ta.task.iteration.as_ref().map(|i| i.symbol.clone());
+                let sym = it.unwrap_or_default();
+                let value = |s: &str| {
+                    w.symbols
+                        .iter()
+                        .rev()
+                        .find(|(k, _)| k == s)
+                        .map(|(_, v)| *v)
+                };
+                let base = symbol_name(&sym);
+                let (i, j) = match (value(&sym), value(&primed(&sym))) {
+                    (Some(x), Some(y)) => (x.min(y).to_string(), x.max(y).to_string()),
+                    (x, y) => (
+                        x.map_or_else(|| "?".to_string(), |v| v.to_string()),
+                        y.map_or_else(|| "?".to_string(), |v| v.to_string()),
+                    ),
+                };
+                if base == "it" {
+                    format!("iterations {i} and {j}")
+                } else {
+                    format!("iterations `{base} = {i}` and `{base} = {j}`")
+                }
+            }
+            Some((tb, _)) => format!("{} and {}", ta.label(), tb.label()),
+        };
+        diagnostic = diagnostic.with_note(format!(
+            "{who} write different bytes of line {line_no} of `{root}` (bytes {}..{})",
+            line_no * i64::from(line),
+            (line_no + 1) * i64::from(line)
+        ));
+    }
+    if let Some(why) = &sharing.why {
+        diagnostic = diagnostic.with_note(why.clone());
+    }
+    diagnostic = diagnostic.with_note(
+        "every write takes the line away from the other cores, so the loop runs no faster on more threads",
+    );
+    let help = match struct_field_type(cx, ir, a) {
+        Some(field_ty) => format!(
+            "pad each field that its own thread writes to a line of its own (`crossbeam_utils::CachePadded<{field_ty}>` fields), or count in a local and store the field once after the loop"
+        ),
+        None if elem_type
+            .as_deref()
+            .is_some_and(|t| cx.ir.struct_named(t).is_some()) =>
+        {
+            let t = elem_type.as_deref().unwrap_or_default();
+            format!(
+                "give `{t}` a line of its own (`#[repr(align({line}))]` on `{t}`, or `crossbeam_utils::CachePadded<{t}>` elements), or accumulate in locals and store once after the loop"
+            )
+        }
+        None => {
+            let padded = elem_type.map_or_else(
+                || "`crossbeam_utils::CachePadded::new(..)` around each element".to_string(),
+                |t| format!("`crossbeam_utils::CachePadded<{t}>`"),
+            );
+            format!(
+                "pad each element to its own line ({padded} or a `#[repr(align({line}))]` wrapper), or accumulate in a local and store once after the loop"
+            )
+        }
+    };
+    diagnostic = diagnostic.with_help(help);
+    LintFinding {
+        lint: &FALSE_SHARING,
+        proven: true,
+        diagnostic,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::leak::test_support::findings_of;
+
+    const COUNTERS: &str = "fn k(pts: &[f32]) {
+        let mut hits: Vec<ELEM> = vec![Default::default(); rayon::current_num_threads()];
+        hits.par_iter_mut().for_each(|h| { for p in pts { *h += 1; } });
+    }";
+
+    #[test]
+    fn packed_counters_bumped_in_a_loop_share_a_line() {
+        let found = findings_of(check, &COUNTERS.replace("ELEM", "u64"));
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].message.contains("64-byte cache line"));
+        assert!(
+            found[0].helps[0].contains("CachePadded<u64>"),
+            "{:?}",
+            found[0].helps
+        );
+    }
+
+    #[test]
+    fn cache_padded_counters_do_not_share_a_line() {
+        let found = findings_of(check, &COUNTERS.replace("ELEM", "CachePadded<u64>"));
+        assert!(found.is_empty(), "{found:?}");
+    }
+
+    #[test]
+    fn per_item_writes_of_a_long_parallel_iteration_are_not_reported() {
+        let found = findings_of(
+            check,
+            "fn k(grad: &mut Vec<f32>, obstacles: &[f32]) {
+                 grad.par_iter_mut().for_each(|g| { for o in obstacles { *g += o; } });
+             }",
+        );
+        assert!(found.is_empty(), "{found:?}");
+    }
+
+    #[test]
+    fn a_constant_count_of_per_thread_slots_is_reported_with_why() {
+        let found = findings_of(
+            check,
+            "fn k(pts: &[f32]) {
+                 let mut hits = [0u32; 16];
+                 hits.par_iter_mut().for_each(|h| { for p in pts { *h += 1; } });
+             }",
+        );
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(
+            found[0].notes.iter().any(|n| n.contains("only 16 items")),
+            "{:?}",
+            found[0].notes
+        );
+    }
+
+    #[test]
+    fn slots_per_thread_needs_a_thread_sized_count() {
+        let it = |hi: Expr| Iteration {
+            symbol: "it".into(),
+            lo: Expr::int(0),
+            hi,
+            value: None,
+        };
+        assert!(slots_per_thread(&it(Expr::sym(THREAD_COUNT))).is_some());
+        assert!(slots_per_thread(&it(Expr::int(8))).is_some());
+        assert!(slots_per_thread(&it(Expr::int(1000))).is_none());
+        assert!(slots_per_thread(&it(Expr::sym("n"))).is_none());
+    }
+
+    #[test]
+    fn counters_written_once_are_not_reported() {
+        let found = findings_of(
+            check,
+            "fn k(hits: &mut Vec<u64>) { hits.par_iter_mut().for_each(|h| *h = 1); }",
+        );
+        assert!(found.is_empty(), "{found:?}");
+    }
+
+    #[test]
+    fn footprint_counts_bytes_from_first_to_last_element() {
+        let v = View::strided(RootId(0), 4, 0, &[4], &[1]);
+        assert_eq!(footprint(&v), Some(16));
+        assert!(small(&v, 64));
+        let wide = View::strided(RootId(0), 4, 0, &[4096], &[1]);
+        assert!(!small(&wide, 64));
+    }
+}

@@ -30,6 +30,15 @@ crate::declare_lint! {
     /// }
     /// ```
     /// Use instead: release on every path, best with a guard whose `Drop` releases.
+    /// Memory handed to code the analyzer cannot see (an unresolved call, a callee
+    /// outside the crate) counts as handed on, and so does memory a closure releases
+    /// when it is called; an allocation whose null check sends the path away
+    /// (`if p.is_null() { return }`) is not held on that path. Two branches on one
+    /// flag that is never reassigned take the same side, so
+    /// `if need { alloc } .. if need { release }` is quiet. Owners with `Drop`
+    /// (`Vec`, `Array`, tensors) are released on every exit by the compiler and are
+    /// only reported once ownership is given up with `mem::forget`, `Box::leak`,
+    /// `Box::into_raw` or `ManuallyDrop::new`.
     /// ```rust,ignore
     /// fn voxelize(pool: &Pool, points: &[f32]) -> Result<(), Error> {
     ///     validate(points)?;
@@ -39,9 +48,623 @@ crate::declare_lint! {
     ///     Ok(())
     /// }
     /// ```
-    pub LEAK = "leak", Warn, Correctness, "tensor memory that is not released on some path",
-    status = Planned
+    pub LEAK = "leak", Warn, Correctness, "tensor memory that is not released on some path"
 }
 
-/// The pass behind this lint; `None` while it is only declared.
-pub const PASS: Option<crate::context::CheckFn> = None;
+use tensor_lint_analyzer::dataflow::alloc_state::{PathAnswer, PathEnd, PathSearch, Step};
+use tensor_lint_analyzer::dataflow::{FnFacts, PointsTo};
+use tensor_lint_analyzer::ir::{
+    BlockId, BodyId, Callee, EscapeKind, FnIr, Op, ReleaseKind, ReleasedBy, ReturnKind, RootId,
+    RootOrigin, Terminator, ValueId, ValueKind,
+};
+use tensor_lint_analyzer::source::Span;
+
+use crate::context::{LintContext, LintFinding};
+use crate::diagnostic::{Applicability, Diagnostic, Edit, Label, Severity, Suggestion};
+
+/// The pass behind this lint.
+pub const PASS: Option<crate::context::CheckFn> = Some(check);
+
+/// Where this function takes on the duty to release a root.
+struct Obligation {
+    root: RootId,
+    block: BlockId,
+    index: usize,
+    span: Span,
+    /// The value that holds the memory at that point.
+    value: ValueId,
+    /// `Some(api)` when ownership was given up (`mem::forget`, `Box::into_raw`, ...).
+    given_up: Option<String>,
+}
+
+fn check(cx: &LintContext<'_>, out: &mut Vec<LintFinding>) {
+    // A truncated function lacks some of its ops: a missing release or allocation
+    // would become a false finding.
+    for f in cx.ir.functions().filter(|f| !f.truncated) {
+        let Some(facts) = cx.ir.facts(f.id) else {
+            continue;
+        };
+        for b in 0..f.bodies.len() {
+            check_body(cx, f, facts, BodyId(b as u32), out);
+        }
+    }
+}
+
+fn check_body(
+    cx: &LintContext<'_>,
+    f: &FnIr,
+    facts: &FnFacts,
+    body: BodyId,
+    out: &mut Vec<LintFinding>,
+) {
+    let pt = &facts.points_to;
+    let released_in = closure_effects(f, pt);
+    let paths = PathSearch::new(f, body);
+    for ob in obligations(f, pt, body) {
+        let r = ob.root;
+        let answer = paths.run(
+            ob.block,
+            ob.index + 1,
+            |_, _, stmt| match &stmt.op {
+                Op::Alloc { root, .. } if *root == r => Step::Found,
+                Op::Release { value, .. } | Op::AssumeNull { value }
+                    if pt.roots(*value).contains(&r) =>
+                {
+                    Step::Prune
+                }
+                // A second give-up of the same memory is its own obligation.
+                Op::Escape { value, .. } if pt.roots(*value).contains(&r) => Step::Prune,
+                Op::Call {
+                    callee: Callee::Unknown(_),
+                    args,
+                    ..
+                } if args.iter().any(|a| holds(f, pt, *a, r)) => Step::Prune,
+                Op::Call {
+                    callee: Callee::Closure(c),
+                    ..
+                } if released_in
+                    .get(c.0 as usize)
+                    .is_some_and(|s| s.contains(&r)) =>
+                {
+                    Step::Prune
+                }
+                Op::Parallel(region)
+                    if region.tasks.iter().any(|t| {
+                        released_in
+                            .get(t.body.0 as usize)
+                            .is_some_and(|s| s.contains(&r))
+                    }) =>
+                {
+                    Step::Prune
+                }
+                Op::Spawn { task, .. }
+                    if released_in
+                        .get(task.body.0 as usize)
+                        .is_some_and(|s| s.contains(&r)) =>
+                {
+                    Step::Prune
+                }
+                _ => Step::Continue,
+            },
+            |_, _| true,
+        );
+        let PathAnswer::Found(end, path) = answer else {
+            continue;
+        };
+        let mut d = diagnostic(f, pt, body, &ob, end);
+        if let Some(suggestion) = release_before_return(cx, f, pt, body, &ob, end) {
+            d = d.with_suggestion(suggestion);
+        }
+        if let Some((span, jump)) = loop_jump(cx, f, body, &path) {
+            let what = memory_name(f, pt, ob.value, ob.root)
+                .map_or_else(|| "the allocation".to_string(), |n| format!("`{n}`"));
+            d = d.with_label(span, format!("`{jump}` skips the release of {what}"));
+        }
+        out.push(LintFinding {
+            lint: &LEAK,
+            proven: true,
+            diagnostic: d,
+        });
+    }
+}
+
+/// For an early `return`: insert a copy of a release this function already writes for
+/// the same binding (`unsafe { pool.give_back(grid, cells) };`) right before it. The
+/// source is read to copy that call; the edit may need adjusting (a different length),
+/// so it is offered as maybe incorrect.
+fn release_before_return(
+    cx: &LintContext<'_>,
+    f: &FnIr,
+    pt: &PointsTo,
+    body: BodyId,
+    ob: &Obligation,
+    end: PathEnd,
+) -> Option<Suggestion> {
+    let PathEnd::Exit { block } = end else {
+        return None;
+    };
+    let b = f.bodies.get(body.0 as usize)?;
+    let exit = b.blocks.get(block.0 as usize)?;
+    if !matches!(
+        exit.term,
+        Terminator::Return {
+            kind: ReturnKind::Early,
+            ..
+        }
+    ) {
+        return None;
+    }
+    let name = memory_name(f, pt, ob.value, ob.root)?;
+    let file = cx.sources.files().find(|s| s.id == exit.term_span.file)?;
+    let text = file.text.as_str();
+    // A release of this binding written elsewhere in the body, by a call.
+    let (release, how) = b
+        .blocks
+        .iter()
+        .flat_map(|k| &k.stmts)
+        .find_map(|s| match &s.op {
+            Op::Release { value, how }
+                if !matches!(how, ReleaseKind::ScopeEnd | ReleaseKind::Drop)
+                    && pt.roots(*value) == [ob.root]
+                    && memory_name(f, pt, *value, ob.root).as_deref() == Some(name.as_str()) =>
+            {
+                Some((s.span, how.clone()))
+            }
+            _ => None,
+        })?;
+    let call = text.get(release.range())?;
+    if !call.contains(name.as_str()) || call.contains('\n') {
+        return None;
+    }
+    let before = text.get(..release.lo as usize)?.trim_end();
+    let needs_unsafe = how == ReleaseKind::Dealloc || before.ends_with("unsafe {");
+    let statement = if needs_unsafe {
+        format!("unsafe {{ {call} }};")
+    } else {
+        format!("{call};")
+    };
+    let at = exit.term_span.lo as usize;
+    let line_start = text.get(..at)?.rfind('\n').map_or(0, |i| i + 1);
+    let indent = text.get(line_start..at)?;
+    let replacement = if indent.chars().all(char::is_whitespace) {
+        format!("{statement}\n{indent}")
+    } else {
+        format!("{statement} ")
+    };
+    Some(Suggestion {
+        message: format!("release `{name}` before returning"),
+        edits: vec![Edit {
+            span: Span::new(exit.term_span.file, at, at),
+            replacement,
+        }],
+        applicability: Applicability::MaybeIncorrect,
+    })
+}
+
+/// The first `break` or `continue` on the leaking path: the jump that skips the
+/// release. The source is read only to word the label.
+fn loop_jump(
+    cx: &LintContext<'_>,
+    f: &FnIr,
+    body: BodyId,
+    path: &[BlockId],
+) -> Option<(Span, &'static str)> {
+    let b = f.bodies.get(body.0 as usize)?;
+    let file = cx.sources.files().find(|s| s.id == b.span.file)?;
+    path.iter().find_map(|k| {
+        let block = b.blocks.get(k.0 as usize)?;
+        if !matches!(block.term, Terminator::Goto(_)) {
+            return None;
+        }
+        let text = file.text.get(block.term_span.range())?;
+        ["continue", "break"]
+            .into_iter()
+            .find(|kw| text.starts_with(kw))
+            .map(|kw| (block.term_span, kw))
+    })
+}
+
+/// Every point of `body` where the function becomes responsible for releasing memory.
+fn obligations(f: &FnIr, pt: &PointsTo, body: BodyId) -> Vec<Obligation> {
+    let mut out = Vec::new();
+    let Some(b) = f.bodies.get(body.0 as usize) else {
+        return out;
+    };
+    for (k, block) in b.blocks.iter().enumerate() {
+        for (i, stmt) in block.stmts.iter().enumerate() {
+            let (root, value, given_up) = match &stmt.op {
+                Op::Alloc { dst, root, .. } => {
+                    let owed = f.roots.get(root.0 as usize).is_some_and(|r| {
+                        matches!(r.released_by, ReleasedBy::Dealloc | ReleasedBy::Function(_))
+                    });
+                    if !owed {
+                        continue;
+                    }
+                    (*root, *dst, None)
+                }
+                Op::Escape {
+                    value,
+                    how: EscapeKind::Leaked(api),
+                } => {
+                    let [root] = pt.roots(*value) else {
+                        continue;
+                    };
+                    let owned_here = f.roots.get(root.0 as usize).is_some_and(|r| {
+                        r.origin == RootOrigin::Alloc
+                            && matches!(r.released_by, ReleasedBy::Drop | ReleasedBy::BoxFromRaw)
+                    });
+                    if !owned_here {
+                        continue;
+                    }
+                    (*root, *value, Some(api.clone()))
+                }
+                _ => continue,
+            };
+            out.push(Obligation {
+                root,
+                block: BlockId(k as u32),
+                index: i,
+                span: stmt.span,
+                value,
+                given_up,
+            });
+        }
+    }
+    out
+}
+
+/// Whether `v` carries memory of `r` (so a call that receives it may keep it).
+fn holds(f: &FnIr, pt: &PointsTo, v: ValueId, r: RootId) -> bool {
+    f.values.get(v.0 as usize).is_some_and(|val| {
+        matches!(
+            val.kind,
+            ValueKind::Root(_) | ValueKind::RawPtr(_) | ValueKind::View(_)
+        )
+    }) && pt.roots(v).contains(&r)
+}
+
+/// Per body, the roots it releases or hands on (including the bodies nested in it):
+/// calling a closure or running a task that does so releases them.
+fn closure_effects(f: &FnIr, pt: &PointsTo) -> Vec<Vec<RootId>> {
+    let mut sets: Vec<Vec<RootId>> = vec![Vec::new(); f.bodies.len()];
+    for (b, body) in f.bodies.iter().enumerate() {
+        for block in &body.blocks {
+            for stmt in &block.stmts {
+                let value = match &stmt.op {
+                    Op::Release { value, .. } => *value,
+                    Op::Escape { value, how } if !matches!(how, EscapeKind::Leaked(_)) => *value,
+                    _ => continue,
+                };
+                sets[b].extend_from_slice(pt.roots(value));
+            }
+        }
+    }
+    // Nested bodies come after their parents, so one reverse pass carries effects up.
+    for b in (0..f.bodies.len()).rev() {
+        if let tensor_lint_analyzer::ir::BodyKind::Closure { parent, .. } = &f.bodies[b].kind {
+            let p = parent.0 as usize;
+            if p < b {
+                let inner = sets[b].clone();
+                sets[p].extend(inner);
+            }
+        }
+    }
+    for s in &mut sets {
+        s.sort_unstable();
+        s.dedup();
+    }
+    sets
+}
+
+/// The name to call the memory by: the holding binding, or another binding that holds
+/// exactly this root.
+pub(crate) fn memory_name(f: &FnIr, pt: &PointsTo, value: ValueId, root: RootId) -> Option<String> {
+    // A temporary (`p as *mut u8`, `v.as_mut_ptr()`) is named by what it was made from.
+    let mut at = value;
+    for _ in 0..8 {
+        if let Some(name) = f.values.get(at.0 as usize).and_then(|v| v.name.clone()) {
+            return Some(name);
+        }
+        let source = f.stmts().find_map(|(_, _, s)| match &s.op {
+            Op::View { dst, src, .. } | Op::Assign { dst, src } if *dst == at => Some(*src),
+            _ => None,
+        });
+        match source {
+            Some(src) => at = src,
+            None => break,
+        }
+    }
+    f.values
+        .iter()
+        .enumerate()
+        .find(|(k, v)| v.name.is_some() && pt.roots(ValueId(*k as u32)) == [root])
+        .and_then(|(_, v)| v.name.clone())
+}
+
+fn diagnostic(f: &FnIr, pt: &PointsTo, body: BodyId, ob: &Obligation, end: PathEnd) -> Diagnostic {
+    let name = memory_name(f, pt, ob.value, ob.root);
+    let what = name
+        .as_ref()
+        .map_or_else(|| "this allocation".to_string(), |n| format!("`{n}`"));
+    let root = f.roots.get(ob.root.0 as usize);
+    let released_by = root.map(|r| r.released_by.clone());
+    let primary = match &ob.given_up {
+        None => "allocated here".to_string(),
+        Some(api) => format!("ownership is given up here with `{api}`"),
+    };
+    let exit = match end {
+        PathEnd::Exit { block } => f
+            .bodies
+            .get(body.0 as usize)
+            .and_then(|b| b.blocks.get(block.0 as usize))
+            .map(|b| (b.term_span, &b.term)),
+        PathEnd::Stmt { .. } => None,
+    };
+    let mut d = match exit {
+        Some((span, Terminator::Return { kind, .. })) => {
+            let (message, label) = match kind {
+                ReturnKind::Early => (
+                    format!("{what} is not released when this function returns early"),
+                    format!("returns here without releasing {what}"),
+                ),
+                ReturnKind::Try => (
+                    format!("{what} is not released when `?` returns an error"),
+                    format!("`?` returns here without releasing {what}"),
+                ),
+                ReturnKind::End => (
+                    format!("{what} is never released"),
+                    format!("the function ends here without releasing {what}"),
+                ),
+            };
+            Diagnostic::new(Severity::Warning, message, Label::new(ob.span, primary))
+                .with_label(span, label)
+        }
+        _ => Diagnostic::new(
+            Severity::Warning,
+            format!(
+                "{what} is allocated again in the loop before the previous allocation is released"
+            ),
+            Label::new(ob.span, format!("{primary}, again on the next iteration")),
+        )
+        .with_note("the previous iteration's memory is no longer reachable once it is replaced"),
+    };
+    d = d.with_code(LEAK.code());
+    if body.0 != 0 {
+        d = d.with_note("this path is in a closure: it returns from the closure");
+    }
+    let free_fn = release_function_used(f, pt, ob.root);
+    let before = if exit.is_some() {
+        "before this exit"
+    } else {
+        "before it is allocated again"
+    };
+    let help = match (&ob.given_up, released_by) {
+        (Some(api), _) if api.contains("into_raw") => format!(
+            "turn the pointer back into a box with `Box::from_raw` {before}, or return it to the caller"
+        ),
+        (Some(api), _) if api.contains("Box::leak") || api.ends_with("leak") => format!(
+            "`{api}` never frees: return or store the reference, or keep the owner and let it drop"
+        ),
+        (Some(_), _) => format!(
+            "rebuild the owner (`Vec::from_raw_parts`, `ManuallyDrop::drop`) {before}, or let it drop instead of forgetting it"
+        ),
+        (None, Some(ReleasedBy::Dealloc)) => format!(
+            "call `std::alloc::dealloc` on {what} {before}, or hold it in a guard type whose `Drop` deallocates it"
+        ),
+        (None, _) => match free_fn {
+            Some(func) => format!(
+                "call `{func}` on {what} {before}, or hold it in a guard type whose `Drop` gives it back"
+            ),
+            None => format!(
+                "release {what} {before}, or hold it in a guard type whose `Drop` releases it"
+            ),
+        },
+    };
+    d.with_help(help)
+}
+
+/// The function this function itself releases the root with elsewhere, for the help.
+fn release_function_used(f: &FnIr, pt: &PointsTo, root: RootId) -> Option<String> {
+    f.stmts().find_map(|(_, _, s)| match &s.op {
+        Op::Release {
+            value,
+            how: ReleaseKind::Function(name),
+        } if pt.roots(*value).contains(&root) => Some(name.clone()),
+        _ => None,
+    })
+}
+
+/// Runs a pass over one source text, for the tests of the memory lints.
+#[cfg(test)]
+pub(crate) mod test_support {
+    use tensor_lint_analyzer::program::{analyze_crate, AnalysisOptions};
+    use tensor_lint_analyzer::source::SourceMap;
+    use tensor_lint_analyzer::syntax::{parse_file, CrateSources, ParsedFile};
+
+    use crate::context::{CheckFn, LintContext};
+    use crate::diagnostic::Diagnostic;
+
+    pub(crate) fn findings_of(pass: CheckFn, text: &str) -> Vec<Diagnostic> {
+        findings_with(pass, text, AnalysisOptions::default())
+    }
+
+    pub(crate) fn findings_with(
+        pass: CheckFn,
+        text: &str,
+        options: AnalysisOptions,
+    ) -> Vec<Diagnostic> {
+        let mut sources = SourceMap::new();
+        let file = sources.add("t.rs".into(), "t.rs".into(), text.into());
+        let ast = parse_file(file, text).expect("test source parses");
+        let krate = CrateSources {
+            name: "t".into(),
+            files: vec![ParsedFile {
+                file,
+                module_path: Vec::new(),
+                ast,
+            }],
+        };
+        let ir = analyze_crate(&krate, &sources, &options);
+        let cx = LintContext {
+            ir: &ir,
+            sources: &sources,
+            cache_line_bytes: 64,
+        };
+        let mut out = Vec::new();
+        pass(&cx, &mut out);
+        out.into_iter().map(|f| f.diagnostic).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::test_support::findings_of;
+    use super::*;
+
+    #[test]
+    fn question_mark_before_the_release_leaks_the_checkout() {
+        let found = findings_of(
+            check,
+            "struct Pool;
+             impl Pool {
+                 #[tensor_lint::alloc] fn checkout(&self, n: usize) -> *mut f32 { todo!() }
+                 #[tensor_lint::free(buf)] unsafe fn give_back(&self, buf: *mut f32, n: usize) {}
+             }
+             fn step(pool: &Pool, ok: Result<(), ()>) -> Result<(), ()> {
+                 let grid = pool.checkout(8);
+                 ok?;
+                 unsafe { pool.give_back(grid, 8) };
+                 Ok(())
+             }",
+        );
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].message.contains("`?`"), "{}", found[0].message);
+        assert!(
+            found[0].helps[0].contains("Pool::give_back"),
+            "{:?}",
+            found[0].helps
+        );
+    }
+
+    #[test]
+    fn early_return_gets_the_release_written_elsewhere_as_a_suggestion() {
+        let found = findings_of(
+            check,
+            "fn k(l: std::alloc::Layout, bad: bool) {
+    let p = unsafe { std::alloc::alloc(l) };
+    if bad {
+        return;
+    }
+    unsafe { std::alloc::dealloc(p, l) };
+}",
+        );
+        assert_eq!(found.len(), 1, "{found:?}");
+        let edit = &found[0].suggestions[0].edits[0];
+        assert_eq!(edit.span.lo, edit.span.hi, "an insertion");
+        assert_eq!(
+            edit.replacement,
+            "unsafe { std::alloc::dealloc(p, l) };\n        "
+        );
+    }
+
+    #[test]
+    fn configured_alloc_model_is_an_obligation_its_free_model_meets() {
+        use tensor_lint_analyzer::models::{ApiModel, Effect};
+        use tensor_lint_analyzer::program::AnalysisOptions;
+        let options = AnalysisOptions {
+            models: vec![
+                ApiModel {
+                    path: Some("arena::take".into()),
+                    method: None,
+                    effect: Effect::Alloc,
+                    arg: None,
+                },
+                ApiModel {
+                    path: Some("arena::put".into()),
+                    method: None,
+                    effect: Effect::Free,
+                    arg: Some(0),
+                },
+            ],
+            ..AnalysisOptions::default()
+        };
+        let text = "fn k(bad: bool) { let t = arena::take(64); if bad { return; } arena::put(t); }";
+        let found = super::test_support::findings_with(check, text, options.clone());
+        assert_eq!(found.len(), 1, "{found:?}");
+        let fixed = "fn k(bad: bool) { let t = arena::take(64); if bad { arena::put(t); return; } arena::put(t); }";
+        assert!(super::test_support::findings_with(check, fixed, options).is_empty());
+    }
+
+    #[test]
+    fn release_on_every_path_is_quiet() {
+        let found = findings_of(
+            check,
+            "fn k(l: std::alloc::Layout, bad: bool) {
+                 let p = unsafe { std::alloc::alloc(l) };
+                 if p.is_null() { return; }
+                 if bad { unsafe { std::alloc::dealloc(p, l) }; return; }
+                 unsafe { std::alloc::dealloc(p, l) };
+             }",
+        );
+        assert!(found.is_empty(), "{found:?}");
+    }
+
+    #[test]
+    fn allocation_replaced_in_a_loop_is_reported_once() {
+        let found = findings_of(
+            check,
+            "fn k(l: std::alloc::Layout, n: usize) {
+                 let mut p = std::ptr::null_mut();
+                 for _ in 0..n { p = unsafe { std::alloc::alloc(l) }; }
+                 unsafe { std::alloc::dealloc(p, l) };
+             }",
+        );
+        assert_eq!(found.len(), 1, "{found:?}");
+    }
+
+    #[test]
+    fn pointer_passed_to_unknown_code_is_handed_on() {
+        let found = findings_of(
+            check,
+            "fn k(l: std::alloc::Layout) { let p = unsafe { std::alloc::alloc(l) }; register(p); }",
+        );
+        assert!(found.is_empty(), "{found:?}");
+    }
+
+    #[test]
+    fn asserted_null_checkout_holds_nothing() {
+        let found = findings_of(
+            check,
+            "struct Pool;
+             impl Pool { #[tensor_lint::alloc] fn checkout(&self, n: usize) -> *mut f32 { todo!() } }
+             fn over_budget(pool: &Pool) { assert!(pool.checkout(1 << 30).is_null()); }",
+        );
+        assert!(found.is_empty(), "{found:?}");
+    }
+
+    #[test]
+    fn correlated_flag_allocation_and_release_is_quiet() {
+        let found = findings_of(
+            check,
+            "fn k(l: std::alloc::Layout, need: bool) {
+                 let p = if need { unsafe { std::alloc::alloc(l) } } else { std::ptr::null_mut() };
+                 if need { unsafe { std::alloc::dealloc(p, l) } }
+             }",
+        );
+        assert!(found.is_empty(), "{found:?}");
+    }
+
+    #[test]
+    fn forgotten_vector_is_reported_at_the_forget() {
+        let found = findings_of(
+            check,
+            "fn k(n: usize) { let v = vec![0.0f32; n]; let p = v.as_ptr(); std::mem::forget(v); }",
+        );
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(
+            found[0].primary.message.contains("mem::forget"),
+            "{:?}",
+            found[0].primary
+        );
+    }
+}

@@ -18,6 +18,11 @@ crate::declare_lint! {
     /// unsafe { std::alloc::dealloc(features as *mut u8, layout) };
     /// let first = unsafe { *features }; // read after the release
     /// ```
+    /// The use must reach the released allocation on every path. After an owner is
+    /// dropped (explicitly or at the end of its scope) only raw pointers and the views
+    /// rebuilt from them can still reach its memory, so only those uses are reported;
+    /// after `Box::from_raw` the rebuilt box owns the memory and its uses are fine.
+    ///
     /// Use instead: finish every use before the release.
     /// ```rust,ignore
     /// let features = unsafe { std::alloc::alloc(layout) } as *mut f32;
@@ -25,9 +30,269 @@ crate::declare_lint! {
     /// unsafe { std::alloc::dealloc(features as *mut u8, layout) };
     /// ```
     pub USE_AFTER_FREE = "use_after_free", Deny, Correctness,
-    "tensor memory used after its release",
-    status = Planned
+    "tensor memory used after its release"
 }
 
-/// The pass behind this lint; `None` while it is only declared.
-pub const PASS: Option<crate::context::CheckFn> = None;
+use tensor_lint_analyzer::dataflow::alloc_state::{PathAnswer, PathEnd, PathSearch, Step};
+use tensor_lint_analyzer::dataflow::PointsTo;
+use tensor_lint_analyzer::ir::{BodyId, FnIr, Op, ReleaseKind, RootId, ValueId, ValueKind, ViewOp};
+
+use crate::context::{LintContext, LintFinding};
+use crate::diagnostic::{Diagnostic, Label, Severity};
+use crate::double_free::{is_raii, release_sites, release_text, ReleaseSite};
+
+/// The pass behind this lint.
+pub const PASS: Option<crate::context::CheckFn> = Some(check);
+
+fn check(cx: &LintContext<'_>, out: &mut Vec<LintFinding>) {
+    // A truncated function lacks some of its ops: a missing release or allocation
+    // would become a false finding.
+    for f in cx.ir.functions().filter(|f| !f.truncated) {
+        let Some(facts) = cx.ir.facts(f.id) else {
+            continue;
+        };
+        for b in 0..f.bodies.len() {
+            check_body(f, &facts.points_to, BodyId(b as u32), out);
+        }
+    }
+}
+
+/// Pointer steps whose offset is not known: address arithmetic, not an access.
+const POINTER_ARITHMETIC: &[&str] = &[
+    "add",
+    "sub",
+    "offset",
+    "wrapping_add",
+    "wrapping_sub",
+    "wrapping_offset",
+    "byte_add",
+    "byte_sub",
+];
+
+/// How a statement touches memory, when it does.
+fn use_of(f: &FnIr, op: &Op) -> Option<(ValueId, &'static str)> {
+    match op {
+        Op::Read { value, .. } => Some((*value, "read")),
+        Op::Write { value, .. } => Some((*value, "written")),
+        Op::InPlace { dst, .. } => Some((*dst, "overwritten in place")),
+        // A pointer cast or step is arithmetic on the address; a view reaches the memory.
+        Op::View { dst, src, how } => {
+            let raw = f
+                .values
+                .get(dst.0 as usize)
+                .is_some_and(|v| matches!(v.kind, ValueKind::RawPtr(_)));
+            let arithmetic = match how {
+                ViewOp::Offset(_) => true,
+                ViewOp::Opaque(name) => POINTER_ARITHMETIC.contains(&name.as_str()),
+                _ => false,
+            };
+            (!raw && !arithmetic).then_some((*src, "viewed"))
+        }
+        _ => None,
+    }
+}
+
+/// Values that are raw pointers or were rebuilt from one (`from_raw_parts`,
+/// `from_shape_ptr`): the only ways to reach memory whose owner was dropped.
+fn raw_derived(f: &FnIr) -> Vec<bool> {
+    let mut raw: Vec<bool> = f
+        .values
+        .iter()
+        .map(|v| matches!(v.kind, ValueKind::RawPtr(_)))
+        .collect();
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for (_, _, stmt) in f.stmts() {
+            if let Op::View { dst, src, .. } | Op::Assign { dst, src } = &stmt.op {
+                let from = raw.get(src.0 as usize).copied().unwrap_or(false);
+                if let Some(d) = raw.get_mut(dst.0 as usize) {
+                    if from && !*d {
+                        *d = true;
+                        changed = true;
+                    }
+                }
+            }
+        }
+    }
+    raw
+}
+
+fn check_body(f: &FnIr, pt: &PointsTo, body: BodyId, out: &mut Vec<LintFinding>) {
+    let raw = raw_derived(f);
+    let mut reported = Vec::new();
+    let paths = PathSearch::new(f, body);
+    for release in release_sites(f, pt, body) {
+        // The rebuilt box owns the memory: using it is what `from_raw` is for.
+        if release.how == ReleaseKind::BoxFromRaw {
+            continue;
+        }
+        let r = release.root;
+        let only_raw = is_raii(&release.how);
+        let answer = paths.run(
+            release.block,
+            release.index + 1,
+            |block, index, stmt| match &stmt.op {
+                Op::Alloc { root, .. } if *root == r => Step::Prune,
+                op if release.undone_by(op, pt) => Step::Prune,
+                Op::Release { value, .. } if pt.roots(*value).contains(&r) => Step::Prune,
+                op => match use_of(f, op) {
+                    Some((v, _))
+                        if pt.roots(v) == [r]
+                            && (!only_raw || raw.get(v.0 as usize).copied().unwrap_or(false)) =>
+                    {
+                        if reported.contains(&(block, index)) {
+                            Step::Prune
+                        } else {
+                            Step::Found
+                        }
+                    }
+                    _ => Step::Continue,
+                },
+            },
+            |_, _| false,
+        );
+        let PathAnswer::Found(PathEnd::Stmt { block, index }, _) = answer else {
+            continue;
+        };
+        let Some(stmt) = f
+            .bodies
+            .get(body.0 as usize)
+            .and_then(|b| b.blocks.get(block.0 as usize))
+            .and_then(|b| b.stmts.get(index))
+        else {
+            continue;
+        };
+        let Some((used, how)) = use_of(f, &stmt.op) else {
+            continue;
+        };
+        reported.push((block, index));
+        out.push(LintFinding {
+            lint: &USE_AFTER_FREE,
+            proven: true,
+            diagnostic: diagnostic(f, pt, &release, used, how, stmt.span, r),
+        });
+    }
+}
+
+fn diagnostic(
+    f: &FnIr,
+    pt: &PointsTo,
+    release: &ReleaseSite,
+    used: ValueId,
+    how: &str,
+    span: tensor_lint_analyzer::source::Span,
+    root: RootId,
+) -> Diagnostic {
+    let used_name = crate::leak::memory_name(f, pt, used, root);
+    let released_name = crate::leak::memory_name(f, pt, release.value, root);
+    let what = used_name
+        .as_ref()
+        .map_or_else(|| "released memory".to_string(), |n| format!("`{n}`"));
+    let mut d = Diagnostic::new(
+        Severity::Error,
+        format!("{what} is {how} after its memory was released"),
+        Label::new(span, format!("{how} here after the release")),
+    )
+    .with_label(
+        release.span,
+        format!(
+            "{} is {} here",
+            released_name
+                .as_ref()
+                .map_or_else(|| "the memory".to_string(), |n| format!("`{n}`")),
+            release_text(&release.how)
+        ),
+    )
+    .with_code(USE_AFTER_FREE.code());
+    if let (Some(u), Some(r)) = (&used_name, &released_name) {
+        if u != r {
+            d = d.with_note(format!("`{u}` points into the memory of `{r}`"));
+        }
+    }
+    d.with_help("finish every use of the memory before it is released, or release it later")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::leak::test_support::findings_of;
+
+    #[test]
+    fn read_through_a_pointer_after_dealloc_is_reported() {
+        let found = findings_of(
+            check,
+            "fn k(l: std::alloc::Layout) {
+                 let p = unsafe { std::alloc::alloc(l) } as *mut f32;
+                 unsafe { std::alloc::dealloc(p as *mut u8, l) };
+                 let x = unsafe { *p };
+             }",
+        );
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].message.contains("read"), "{}", found[0].message);
+    }
+
+    #[test]
+    fn use_before_the_release_is_quiet() {
+        let found = findings_of(
+            check,
+            "fn k(l: std::alloc::Layout) {
+                 let p = unsafe { std::alloc::alloc(l) } as *mut f32;
+                 unsafe { *p = 1.0 };
+                 unsafe { std::alloc::dealloc(p as *mut u8, l) };
+             }",
+        );
+        assert!(found.is_empty(), "{found:?}");
+    }
+
+    #[test]
+    fn raw_pointer_into_a_dropped_vector_dangles() {
+        let found = findings_of(
+            check,
+            "fn k(n: usize) -> f32 {
+                 let p = { let v = vec![0.0f32; n]; v.as_ptr() };
+                 unsafe { *p }
+             }",
+        );
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(
+            found[0].secondary[0].message.contains("end of its scope"),
+            "{:?}",
+            found[0].secondary
+        );
+    }
+
+    #[test]
+    fn element_cast_to_a_number_after_the_release_is_a_read() {
+        let found = findings_of(
+            check,
+            "fn k(l: std::alloc::Layout) -> f64 {
+                 let p = unsafe { std::alloc::alloc(l) } as *mut f32;
+                 unsafe { std::alloc::dealloc(p as *mut u8, l) };
+                 let x = unsafe { *p.add(1) } as f64;
+                 x
+             }",
+        );
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].message.contains("is read"), "{}", found[0].message);
+    }
+
+    #[test]
+    fn owner_borrowed_after_an_explicit_drop_is_not_reported_without_a_raw_pointer() {
+        // Safe code cannot do this; what the analyzer sees must not become a finding.
+        let found = findings_of(
+            check,
+            "fn k(n: usize) -> usize { let v = vec![0.0f32; n]; let len = v.len(); drop(v); len }",
+        );
+        assert!(found.is_empty(), "{found:?}");
+    }
+
+    #[test]
+    fn rebuilt_box_may_be_used() {
+        let found = findings_of(
+            check,
+            "fn k(p: *mut [f32; 4]) -> f32 { let b = unsafe { Box::from_raw(p) }; b[0] }",
+        );
+        assert!(found.is_empty(), "{found:?}");
+    }
+}

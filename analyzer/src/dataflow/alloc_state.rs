@@ -2,8 +2,19 @@
 //! released, escaped (returned, stored, passed on) or leaked. A state is the set of
 //! states some path may be in, joined by union at merges and iterated to a fixpoint
 //! around loops.
+//!
+//! The union over paths forgets which branches a path took, so two `if need { .. }` on
+//! one flag look like four paths. [`feasible_path`] answers the questions the memory
+//! lints ask ("can a path from this allocation reach an exit without a release?")
+//! by walking concrete paths that take the same side of every branch on one unchanged
+//! flag, so correlated branches do not produce paths the program cannot run.
 
-use crate::ir::{BlockId, BodyId, EscapeKind, FnIr, Op, RootId, RootOrigin, Stmt, ValueId};
+use std::collections::HashSet;
+
+use crate::ir::{
+    Block, BlockId, BodyId, EscapeKind, FnIr, Op, RootId, RootOrigin, Stmt, Terminator, ValueId,
+    ValueKind,
+};
 
 use super::PointsTo;
 
@@ -188,5 +199,448 @@ impl AllocStates {
             .get(root.0 as usize)
             .copied()
             .unwrap_or_default()
+    }
+}
+
+/// The side taken at each stable flag so far, sorted by flag.
+type Decisions = Vec<(ValueId, usize)>;
+
+/// Bound on flags × blocks for finding the sides taken before a search starts.
+const MAX_DECIDED_WORK: usize = 4_000_000;
+
+/// Blocks visited by one [`feasible_path`] search before it gives up.
+pub const MAX_PATH_STEPS: usize = 20_000;
+
+/// What a path search does when it reaches a statement.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// Keep walking this path.
+    Continue,
+    /// This path is of no interest past here (the memory was released, re-allocated).
+    Prune,
+    /// The path the search looks for ends here.
+    Found,
+}
+
+/// Where a found path ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PathEnd {
+    /// At statement `index` of `block`.
+    Stmt { block: BlockId, index: usize },
+    /// At the `return` terminator of `block`.
+    Exit { block: BlockId },
+}
+
+/// The answer of a path search.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PathAnswer {
+    /// A path with the property: where it ends, and the blocks it runs through from
+    /// the start block to the end block.
+    Found(PathEnd, Vec<BlockId>),
+    /// No feasible path has the property.
+    None,
+    /// The search ran out of steps ([`MAX_PATH_STEPS`]).
+    GaveUp,
+}
+
+/// Searches body `body` for a feasible path that starts at statement `start_index` of
+/// `start_block` and ends where `at_stmt` says [`Step::Found`] or at a return for which
+/// `at_exit` is true. A path takes the same side at every two-way branch on one scalar
+/// that is never reassigned and is tested outside loops (such a flag has one value
+/// per call); panics and `unreachable!` end no path.
+pub fn feasible_path(
+    ir: &FnIr,
+    body: BodyId,
+    start_block: BlockId,
+    start_index: usize,
+    at_stmt: impl FnMut(BlockId, usize, &Stmt) -> Step,
+    at_exit: impl FnMut(BlockId, &Block) -> bool,
+) -> PathAnswer {
+    PathSearch::new(ir, body).run(start_block, start_index, at_stmt, at_exit)
+}
+
+/// One body prepared for many [`feasible_path`] searches: its stable flags are found
+/// once.
+#[derive(Debug)]
+pub struct PathSearch<'a> {
+    blocks: &'a [Block],
+    stable: HashSet<ValueId>,
+}
+
+impl<'a> PathSearch<'a> {
+    pub fn new(ir: &'a FnIr, body: BodyId) -> PathSearch<'a> {
+        let blocks = ir
+            .bodies
+            .get(body.0 as usize)
+            .map_or(&[][..], |b| b.blocks.as_slice());
+        PathSearch {
+            blocks,
+            stable: stable_conditions(ir, blocks),
+        }
+    }
+
+    /// [`feasible_path`] in this body.
+    pub fn run(
+        &self,
+        start_block: BlockId,
+        start_index: usize,
+        at_stmt: impl FnMut(BlockId, usize, &Stmt) -> Step,
+        at_exit: impl FnMut(BlockId, &Block) -> bool,
+    ) -> PathAnswer {
+        search(
+            self.blocks,
+            &self.stable,
+            start_block,
+            start_index,
+            at_stmt,
+            at_exit,
+        )
+    }
+}
+
+fn search(
+    blocks: &[Block],
+    stable: &HashSet<ValueId>,
+    start_block: BlockId,
+    start_index: usize,
+    mut at_stmt: impl FnMut(BlockId, usize, &Stmt) -> Step,
+    mut at_exit: impl FnMut(BlockId, &Block) -> bool,
+) -> PathAnswer {
+    if blocks.is_empty() {
+        return PathAnswer::None;
+    }
+    let known = decided_at(blocks, stable, start_block);
+    let mut visited: HashSet<(u32, Decisions)> = HashSet::new();
+    // Every block a path entered, with the index of the entry it came from.
+    let mut trail: Vec<(BlockId, usize)> = vec![(start_block, usize::MAX)];
+    let mut work: Vec<(BlockId, usize, Decisions, usize)> =
+        vec![(start_block, start_index, known, 0)];
+    let path_to = |trail: &[(BlockId, usize)], mut at: usize| {
+        let mut blocks = Vec::new();
+        while let Some(&(b, parent)) = trail.get(at) {
+            blocks.push(b);
+            at = parent;
+        }
+        blocks.reverse();
+        blocks
+    };
+    let mut steps = 0usize;
+    while let Some((block, from, decided, here)) = work.pop() {
+        steps += 1;
+        if steps > MAX_PATH_STEPS {
+            return PathAnswer::GaveUp;
+        }
+        let Some(blk) = blocks.get(block.0 as usize) else {
+            continue;
+        };
+        let mut pruned = false;
+        for (index, stmt) in blk.stmts.iter().enumerate().skip(from) {
+            match at_stmt(block, index, stmt) {
+                Step::Continue => {}
+                Step::Prune => {
+                    pruned = true;
+                    break;
+                }
+                Step::Found => {
+                    return PathAnswer::Found(PathEnd::Stmt { block, index }, path_to(&trail, here))
+                }
+            }
+        }
+        if pruned {
+            continue;
+        }
+        let mut follow = |target: BlockId, decided: Decisions| {
+            if visited.insert((target.0, decided.clone())) {
+                trail.push((target, here));
+                work.push((target, 0, decided, trail.len() - 1));
+            }
+        };
+        match &blk.term {
+            Terminator::Return { .. } => {
+                if at_exit(block, blk) {
+                    return PathAnswer::Found(PathEnd::Exit { block }, path_to(&trail, here));
+                }
+            }
+            Terminator::Unreachable => {}
+            Terminator::Goto(t) => follow(*t, decided),
+            Terminator::Branch { cond, targets } => {
+                let flag = cond.filter(|c| targets.len() == 2 && stable.contains(c));
+                match flag {
+                    Some(c) => match decided.iter().find(|(v, _)| *v == c) {
+                        Some(&(_, side)) => {
+                            if let Some(&t) = targets.get(side) {
+                                follow(t, decided);
+                            }
+                        }
+                        None => {
+                            for (side, &t) in targets.iter().enumerate() {
+                                let mut next = decided.clone();
+                                let pos = next.partition_point(|(v, _)| *v < c);
+                                next.insert(pos, (c, side));
+                                follow(t, next);
+                            }
+                        }
+                    },
+                    None => {
+                        for &t in targets {
+                            follow(t, decided.clone());
+                        }
+                    }
+                }
+            }
+        }
+    }
+    PathAnswer::None
+}
+
+/// The side of each stable flag that every path into `start` has taken: the flag's
+/// branch dominates `start` and only one of its sides leads there.
+fn decided_at(
+    blocks: &[Block],
+    stable: &HashSet<ValueId>,
+    start: BlockId,
+) -> Vec<(ValueId, usize)> {
+    let mut out: Vec<(ValueId, usize)> = Vec::new();
+    // Each flag costs two walks of the body; a generated giant skips this refinement
+    // (its searches then start with no side taken, which only adds paths).
+    if stable.len().saturating_mul(blocks.len()) > MAX_DECIDED_WORK {
+        return out;
+    }
+    for (k, block) in blocks.iter().enumerate() {
+        let Terminator::Branch {
+            cond: Some(c),
+            targets,
+        } = &block.term
+        else {
+            continue;
+        };
+        if !stable.contains(c) || k == start.0 as usize || targets.len() != 2 {
+            continue;
+        }
+        if reaches(blocks, BlockId(0), start, Some(BlockId(k as u32))) {
+            continue;
+        }
+        let sides: Vec<bool> = targets
+            .iter()
+            .map(|&t| reaches(blocks, t, start, None))
+            .collect();
+        if let [true, false] | [false, true] = sides.as_slice() {
+            let side = usize::from(sides[1]);
+            if !out.iter().any(|(v, _)| v == c) {
+                out.push((*c, side));
+            }
+        }
+    }
+    out.sort_unstable();
+    out
+}
+
+/// Whether a path leads from `from` to `to` without entering `avoid`.
+fn reaches(blocks: &[Block], from: BlockId, to: BlockId, avoid: Option<BlockId>) -> bool {
+    let mut seen = vec![false; blocks.len()];
+    let mut work = vec![from];
+    while let Some(b) = work.pop() {
+        if Some(b) == avoid {
+            continue;
+        }
+        if b == to {
+            return true;
+        }
+        let Some(slot) = seen.get_mut(b.0 as usize) else {
+            continue;
+        };
+        if std::mem::replace(slot, true) {
+            continue;
+        }
+        work.extend(blocks[b.0 as usize].term.successors().iter().copied());
+    }
+    false
+}
+
+/// Scalars whose two-way branches agree along a path: never reassigned, and tested
+/// only in blocks outside every cycle of the CFG (a loop's condition changes).
+fn stable_conditions(ir: &FnIr, blocks: &[Block]) -> HashSet<ValueId> {
+    let cyclic = blocks_in_cycles(blocks);
+    let mut ok: HashSet<ValueId> = HashSet::new();
+    let mut bad: HashSet<ValueId> = HashSet::new();
+    for (k, block) in blocks.iter().enumerate() {
+        let Terminator::Branch {
+            cond: Some(c),
+            targets,
+        } = &block.term
+        else {
+            continue;
+        };
+        let flag = ir
+            .values
+            .get(c.0 as usize)
+            .is_some_and(|v| v.kind == ValueKind::Scalar && !v.reassigned && targets.len() == 2);
+        if flag && !cyclic[k] {
+            ok.insert(*c);
+        } else {
+            bad.insert(*c);
+        }
+    }
+    ok.retain(|c| !bad.contains(c));
+    ok
+}
+
+/// Whether each block lies on a cycle (Tarjan's strongly connected components,
+/// iterative so a huge function cannot overflow the stack).
+fn blocks_in_cycles(blocks: &[Block]) -> Vec<bool> {
+    let n = blocks.len();
+    let succ = |v: usize| -> &[BlockId] { blocks[v].term.successors() };
+    let mut index = vec![usize::MAX; n];
+    let mut low = vec![0usize; n];
+    let mut on_stack = vec![false; n];
+    let mut stack: Vec<usize> = Vec::new();
+    let mut cyclic = vec![false; n];
+    let mut next = 0usize;
+    for root in 0..n {
+        if index[root] != usize::MAX {
+            continue;
+        }
+        let mut frames: Vec<(usize, usize)> = vec![(root, 0)];
+        index[root] = next;
+        low[root] = next;
+        next += 1;
+        stack.push(root);
+        on_stack[root] = true;
+        while let Some(&mut (v, ref mut edge)) = frames.last_mut() {
+            let succs = succ(v);
+            if let Some(w) = succs.get(*edge).map(|w| w.0 as usize) {
+                *edge += 1;
+                if w >= n {
+                    continue;
+                }
+                if w == v {
+                    cyclic[v] = true;
+                }
+                if index[w] == usize::MAX {
+                    index[w] = next;
+                    low[w] = next;
+                    next += 1;
+                    stack.push(w);
+                    on_stack[w] = true;
+                    frames.push((w, 0));
+                } else if on_stack[w] {
+                    low[v] = low[v].min(index[w]);
+                }
+                continue;
+            }
+            frames.pop();
+            if let Some(&(parent, _)) = frames.last() {
+                low[parent] = low[parent].min(low[v]);
+            }
+            if low[v] == index[v] {
+                let mut members = Vec::new();
+                while let Some(w) = stack.pop() {
+                    on_stack[w] = false;
+                    members.push(w);
+                    if w == v {
+                        break;
+                    }
+                }
+                if members.len() > 1 {
+                    for w in members {
+                        cyclic[w] = true;
+                    }
+                }
+            }
+        }
+    }
+    cyclic
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::program::analyze_text;
+
+    fn lowered(text: &str) -> FnIr {
+        let (ir, _) = analyze_text(text);
+        ir.functions().last().cloned().expect("a function")
+    }
+
+    fn first_alloc(f: &FnIr) -> (BlockId, usize, RootId) {
+        for (k, block) in f.bodies[0].blocks.iter().enumerate() {
+            for (i, s) in block.stmts.iter().enumerate() {
+                if let Op::Alloc { root, .. } = s.op {
+                    return (BlockId(k as u32), i, root);
+                }
+            }
+        }
+        panic!("no allocation in {f:?}");
+    }
+
+    /// Whether some path from the first allocation reaches a return with it unreleased.
+    fn leaks(text: &str) -> PathAnswer {
+        let f = lowered(text);
+        let pt = super::super::PointsTo::compute(&f);
+        let (block, index, root) = first_alloc(&f);
+        feasible_path(
+            &f,
+            BodyId(0),
+            block,
+            index + 1,
+            |_, _, s| match &s.op {
+                Op::Release { value, .. } | Op::AssumeNull { value }
+                    if pt.roots(*value).contains(&root) =>
+                {
+                    Step::Prune
+                }
+                _ => Step::Continue,
+            },
+            |_, _| true,
+        )
+    }
+
+    #[test]
+    fn branches_on_one_flag_take_the_same_side() {
+        let got = leaks(
+            "fn k(need: bool, l: std::alloc::Layout) { \
+             let p = if need { unsafe { std::alloc::alloc(l) } } else { std::ptr::null_mut() }; \
+             if need { unsafe { std::alloc::dealloc(p, l) } } }",
+        );
+        assert_eq!(got, PathAnswer::None);
+    }
+
+    #[test]
+    fn a_reassigned_flag_does_not_correlate_branches() {
+        let got = leaks(
+            "fn k(mut need: bool, l: std::alloc::Layout) { \
+             let p = unsafe { std::alloc::alloc(l) }; \
+             if need { need = false; } \
+             if need { unsafe { std::alloc::dealloc(p, l) } } }",
+        );
+        assert!(
+            matches!(got, PathAnswer::Found(PathEnd::Exit { .. }, _)),
+            "{got:?}"
+        );
+    }
+
+    #[test]
+    fn a_loop_condition_is_not_a_stable_flag() {
+        let f = lowered("fn k(n: usize) { let mut i = 0; while i < n { i += 1; } }");
+        let cyclic = blocks_in_cycles(&f.bodies[0].blocks);
+        assert!(cyclic.iter().any(|&c| c), "the loop forms a cycle");
+        assert!(stable_conditions(&f, &f.bodies[0].blocks).is_empty());
+    }
+
+    #[test]
+    fn early_return_is_a_path_without_the_release() {
+        let got = leaks(
+            "fn k(bad: bool, l: std::alloc::Layout) { let p = unsafe { std::alloc::alloc(l) }; \
+             if bad { return; } unsafe { std::alloc::dealloc(p, l) } }",
+        );
+        let PathAnswer::Found(PathEnd::Exit { block }, path) = got else {
+            panic!("no leaking path: {got:?}");
+        };
+        assert_eq!(path.last(), Some(&block), "the path ends at the exit");
+        assert_eq!(
+            path.first(),
+            Some(&BlockId(0)),
+            "and starts at the allocation"
+        );
     }
 }

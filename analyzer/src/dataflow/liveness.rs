@@ -96,6 +96,64 @@ fn term_uses(term: &Terminator) -> Option<ValueId> {
     }
 }
 
+/// Where `v` is used after statement `stmt` of `block` of `body`, before any
+/// redefinition of `v`: the `(block, index)` of every such use on some path, nearest
+/// first within a block. A use by a block's terminator (a returned value, a branch
+/// condition) has index `stmts.len()`. This is the witness side of liveness: `v` is live
+/// after the statement exactly when the list is not empty.
+pub fn uses_after(
+    ir: &FnIr,
+    body: BodyId,
+    block: BlockId,
+    stmt: usize,
+    v: ValueId,
+) -> Vec<(BlockId, usize)> {
+    let Some(b) = ir.bodies.get(body.0 as usize) else {
+        return Vec::new();
+    };
+    let mut found = Vec::new();
+    let mut seen = vec![false; b.blocks.len()];
+    // (block, first statement to scan, last statement to scan + 1)
+    let mut work = vec![(block.0 as usize, stmt + 1, usize::MAX)];
+    while let Some((k, from, to)) = work.pop() {
+        let Some(blk) = b.blocks.get(k) else {
+            continue;
+        };
+        let mut killed = false;
+        for (i, s) in blk.stmts.iter().enumerate().take(to).skip(from) {
+            if op_uses(ir, &s.op).contains(&v) {
+                found.push((BlockId(k as u32), i));
+            }
+            if s.op.def() == Some(v) {
+                killed = true;
+                break;
+            }
+        }
+        if killed || to != usize::MAX {
+            continue;
+        }
+        if term_uses(&blk.term) == Some(v) {
+            found.push((BlockId(k as u32), blk.stmts.len()));
+        }
+        for succ in blk.term.successors() {
+            let s = succ.0 as usize;
+            if s < seen.len() && !seen[s] {
+                seen[s] = true;
+                // Coming back around a loop to the starting block: only what precedes
+                // the statement is new.
+                let to = if s == block.0 as usize {
+                    stmt + 1
+                } else {
+                    usize::MAX
+                };
+                work.push((s, 0, to));
+            }
+        }
+    }
+    found.sort_unstable();
+    found
+}
+
 impl Liveness {
     pub fn compute(ir: &FnIr, body: BodyId) -> Liveness {
         let Some(b) = ir.bodies.get(body.0 as usize) else {
@@ -179,5 +237,79 @@ impl Liveness {
             }
         }
         live
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::program::analyze_text;
+
+    fn function(text: &str) -> FnIr {
+        let (ir, _) = analyze_text(text);
+        ir.functions().last().cloned().expect("a function")
+    }
+
+    fn named(f: &FnIr, name: &str) -> ValueId {
+        let k = f
+            .values
+            .iter()
+            .position(|v| v.name.as_deref() == Some(name))
+            .expect("the binding");
+        ValueId(k as u32)
+    }
+
+    #[test]
+    fn read_after_an_in_place_op_is_a_use_after_it() {
+        let f = function(
+            "fn k(x: tch::Tensor) -> tch::Tensor { let y = x.relu_(); let z = &x + &y; z }",
+        );
+        let x = named(&f, "x");
+        let op = f.bodies[0].blocks[0]
+            .stmts
+            .iter()
+            .position(|s| matches!(s.op, Op::InPlace { .. }))
+            .expect("the in-place op");
+        let uses = uses_after(&f, BodyId(0), BlockId(0), op, x);
+        let stmts = &f.bodies[0].blocks[0].stmts;
+        assert!(uses.iter().all(|&(b, i)| b == BlockId(0) && i > op));
+        assert!(
+            uses.iter()
+                .any(|&(_, i)| matches!(stmts[i].op, Op::Read { value, .. } if value == x)),
+            "{uses:?}"
+        );
+    }
+
+    #[test]
+    fn nothing_is_used_after_the_last_use() {
+        let f = function("fn k(mut x: tch::Tensor) { x.relu_(); }");
+        let x = named(&f, "x");
+        let last = f.bodies[0].blocks[0].stmts.len();
+        assert!(uses_after(&f, BodyId(0), BlockId(0), last, x).is_empty());
+    }
+
+    #[test]
+    fn use_at_the_top_of_a_loop_follows_the_op_around_the_back_edge() {
+        let f = function(
+            "fn k(x: tch::Tensor, n: usize) { let x0 = x.shallow_clone(); \
+             for _ in 0..n { let _s = &x0 * 2.0; x.relu_(); } }",
+        );
+        let x0 = named(&f, "x0");
+        let (b, i) = f.bodies[0]
+            .blocks
+            .iter()
+            .enumerate()
+            .find_map(|(b, blk)| {
+                blk.stmts
+                    .iter()
+                    .position(|s| matches!(s.op, Op::InPlace { .. }))
+                    .map(|i| (b, i))
+            })
+            .expect("the in-place op");
+        let uses = uses_after(&f, BodyId(0), BlockId(b as u32), i, x0);
+        assert!(
+            uses.iter().any(|&(ub, ui)| ub.0 as usize == b && ui < i),
+            "{uses:?}"
+        );
     }
 }

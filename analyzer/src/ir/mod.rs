@@ -85,6 +85,9 @@ pub struct Value {
     /// What the declared or inferred type says about the value.
     pub ty: TyClass,
     pub span: Span,
+    /// A `let mut` binding assigned again after its definition: two tests of it on one
+    /// path may see different values.
+    pub reassigned: bool,
 }
 
 /// Coarse type classes: all that is needed without a type checker.
@@ -142,7 +145,32 @@ pub struct Root {
     pub released_by: ReleasedBy,
     /// `true` when autograd records it (`requires_grad`).
     pub requires_grad: bool,
+    /// The op this function computed the root's contents with, for memory allocated
+    /// by a modelled operation (`x.mapv(f)`, `&a - &b`, `t.sigmoid()`).
+    pub producer: Option<Producer>,
     pub span: Span,
+}
+
+/// The out-of-place operation whose result a root is: what the in-place and autograd
+/// lints need to relate a result to its operands and to suggest the in-place form.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Producer {
+    /// The method (`mapv`, `sigmoid`) or operator (`-`) written.
+    pub op: String,
+    /// The operands: for a binary operator both, left first, whatever they hold; for
+    /// a method the receiver and the arguments that are memory.
+    pub inputs: Vec<ValueId>,
+    /// The span of the method name or the operator token.
+    pub op_span: Span,
+    /// For a binary operator whose left operand is memory written borrowed
+    /// (`&x - m`): the span of that `&`; that operand is then the first input.
+    pub lhs_ref: Option<Span>,
+    /// The in-place form of the op, when the model knows one (`mapv_into`, `relu_`,
+    /// `-=`).
+    pub inplace_form: Option<String>,
+    /// Autograd saves this op's output for its backward pass (`sigmoid`, `tanh`,
+    /// `exp`, `relu`, ...), so overwriting the output corrupts the gradient.
+    pub saves_output: bool,
 }
 
 /// The release an allocation is owed.
@@ -452,6 +480,9 @@ pub enum BodyKind {
 #[derive(Clone, Debug)]
 pub struct Body {
     pub kind: BodyKind,
+    /// The body runs with autograd off (the closure of `tch::no_grad`); so do the
+    /// closures nested in it.
+    pub no_grad: bool,
     pub params: Vec<ValueId>,
     pub blocks: Vec<Block>,
     pub span: Span,
@@ -520,6 +551,10 @@ pub struct FnIr {
     /// `true` when lowering gave up on part of the body (too deep, too large); the
     /// parts it skipped are unknown values and no ops.
     pub truncated: bool,
+    /// The symbols of serial `for` loops with their ranges (`lo <= symbol < hi`) and the
+    /// body the loop is in, so views indexed by a loop variable can be bounded when they
+    /// are compared.
+    pub loop_ranges: Vec<(BodyId, Iteration)>,
 }
 
 impl FnIr {

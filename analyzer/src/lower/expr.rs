@@ -65,12 +65,20 @@ impl Lowerer<'_, '_, '_> {
             syn::Expr::Reference(r) => match &*r.expr {
                 // `&mut *x` reborrows x; it reads nothing.
                 syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => self.expr(&u.expr),
+                // `&mut s.count` is the field's place, not its value.
+                syn::Expr::Field(f) => self.field_value(f),
                 inner => self.expr(inner),
             },
             syn::Expr::Cast(c) => {
                 // Provenance survives `p as usize` and `addr as *mut T`.
                 let v = self.expr(&c.expr);
-                if self.val(v).kind.is_memory() {
+                if self.val(v).kind.is_memory() && is_numeric_value_type(&c.ty) {
+                    // `*p as f64`: the element is read and becomes a plain number; no
+                    // address survives a cast to a float or a narrow integer.
+                    let region = self.val(v).view.clone();
+                    self.emit(Op::Read { value: v, region }, span);
+                    self.scalar(None, span)
+                } else if self.val(v).kind.is_memory() {
                     let out = self.copy_value(v, None, span);
                     if matches!(*c.ty, syn::Type::Ptr(_))
                         || matches!(self.val(v).kind, ValueKind::RawPtr(_))
@@ -101,10 +109,21 @@ impl Lowerer<'_, '_, '_> {
                     self.mark_moved(rhs);
                 }
                 self.assign_to(&a.left, rhs, span);
+                // `p = ptr::null_mut()` (after a release): `p` holds no allocation now.
+                if is_null_pointer_call(&a.right) {
+                    if let syn::Expr::Path(lhs) = &*a.left {
+                        let name = lhs.path.get_ident().map(ToString::to_string);
+                        if let Some(p) = name.and_then(|n| self.lookup(&n)) {
+                            if self.val(p).kind.is_memory() {
+                                self.emit(Op::AssumeNull { value: p }, span);
+                            }
+                        }
+                    }
+                }
                 self.unknown(span)
             }
             syn::Expr::Index(ix) => self.index_read(ix, span),
-            syn::Expr::Field(f) => self.field_value(f),
+            syn::Expr::Field(f) => self.field_read(f, span),
             syn::Expr::Block(b) => self.labelled_block(b, span),
             syn::Expr::Unsafe(u) => self.block_expr(&u.block),
             syn::Expr::Const(c) => self.block_expr(&c.block),
@@ -143,7 +162,10 @@ impl Lowerer<'_, '_, '_> {
                             let kind = self.val(v).kind.clone();
                             self.val_mut(ctx.result).kind = kind;
                         }
+                        // The loop's result owns what `break` carries out.
+                        self.mark_moved(v);
                     }
+                    self.drop_scopes_on_exit(ctx.scope_depth, value, span);
                     self.terminate(Terminator::Goto(ctx.break_to), span);
                 } else {
                     self.terminate(Terminator::Unreachable, span);
@@ -153,7 +175,10 @@ impl Lowerer<'_, '_, '_> {
             syn::Expr::Continue(c) => {
                 let label = c.label.as_ref().map(|l| l.ident.to_string());
                 match self.find_loop(label.as_deref()) {
-                    Some(ctx) => self.terminate(Terminator::Goto(ctx.continue_to), span),
+                    Some(ctx) => {
+                        self.drop_scopes_on_exit(ctx.scope_depth, None, span);
+                        self.terminate(Terminator::Goto(ctx.continue_to), span)
+                    }
                     None => self.terminate(Terminator::Unreachable, span),
                 }
                 self.unknown(span)
@@ -162,7 +187,9 @@ impl Lowerer<'_, '_, '_> {
                 let value = r.expr.as_ref().map(|e| self.expr(e));
                 if let Some(v) = value {
                     self.emit_return_escape(v, span);
+                    self.mark_moved(v);
                 }
+                self.drop_scopes_on_exit(0, value, span);
                 self.terminate(
                     Terminator::Return {
                         value,
@@ -185,6 +212,7 @@ impl Lowerer<'_, '_, '_> {
                     q,
                 );
                 self.switch_to(err);
+                self.drop_scopes_on_exit(0, Some(v), q);
                 self.terminate(
                     Terminator::Return {
                         value: None,
@@ -363,7 +391,7 @@ impl Lowerer<'_, '_, '_> {
             let shape = self.val(like).view.as_ref().map(|v| v.shape());
             let bytes = self.val(like).view.as_ref().map_or(4, |v| v.elem_bytes);
             let ty = self.val(like).ty;
-            return self.alloc_value(
+            let v = self.alloc_value(
                 format!("({})", op_text(&b.op)),
                 bytes,
                 shape,
@@ -371,6 +399,14 @@ impl Lowerer<'_, '_, '_> {
                 ty,
                 span,
             );
+            let lhs_ref = match &*b.left {
+                syn::Expr::Reference(r) if lk => Some(self.span(r.and_token.span)),
+                _ => None,
+            };
+            let inputs = vec![lhs, rhs];
+            let op_span = self.span(syn::spanned::Spanned::span(&b.op));
+            self.set_producer(v, op_text(&b.op), inputs, op_span, lhs_ref);
+            return v;
         }
         for v in [lhs, rhs] {
             // An element reference used as a number is read (`x * 2.0` with `x: &f32`).
@@ -411,6 +447,7 @@ impl Lowerer<'_, '_, '_> {
             iteration: None,
             body: self.cur_body,
             is_block: true,
+            scope_depth: self.scopes.len(),
         });
         let v = self.block_expr(&b.block);
         self.loops.pop();
@@ -589,6 +626,16 @@ impl Lowerer<'_, '_, '_> {
             let sym = self.fresh_symbol(&base);
             let item = self.iteration_item(iter, &sym, span);
             iteration = self.iteration_range(iter).map(|(lo, hi)| (sym, lo, hi));
+            if let Some((sym, lo, hi)) = &iteration {
+                let range = crate::ir::Iteration {
+                    symbol: sym.clone(),
+                    lo: lo.clone(),
+                    hi: hi.clone(),
+                    value: None,
+                };
+                self.loop_ranges
+                    .push((crate::ir::BodyId(self.cur_body as u32), range));
+            }
             self.bind_pat(pat, item);
         }
         // `continue` goes back to the header, which tests again.
@@ -600,7 +647,20 @@ impl Lowerer<'_, '_, '_> {
             iteration,
             body: self.cur_body,
             is_block: false,
+            scope_depth: self.scopes.len().saturating_sub(1),
         });
+        // The header and the body's entry were made before the loop was pushed, yet run
+        // on every iteration.
+        let depth = self
+            .loops
+            .iter()
+            .filter(|l| l.body == self.cur_body && !l.is_block)
+            .count();
+        for b in [header, self.cur_block] {
+            if let Some(block) = self.bodies[self.cur_body].blocks.get_mut(b.0 as usize) {
+                block.loop_depth = depth as u32;
+            }
+        }
         self.block_expr(body);
         self.loops.pop();
         self.pop_scope();
@@ -664,15 +724,26 @@ impl Lowerer<'_, '_, '_> {
         if let Some((lo, hi)) = info.and_then(|i| i.range.clone()) {
             return Some((Expr::int(0), &hi - &lo));
         }
-        let (value, axis, chunk) = match info.and_then(|i| i.sources.first()) {
-            Some(s) => (s.value, s.axis, s.chunk.clone()),
-            None => (iter, 0, None),
+        let count = |value: ValueId, axis: usize, chunk: Option<Expr>| {
+            let len = self.val(value).view.as_ref()?.dims.get(axis)?.len.clone();
+            Some(match chunk {
+                Some(c) => (&len + &(&c - 1)).div_floor(c),
+                None => len,
+            })
         };
-        let len = self.val(value).view.as_ref()?.dims.get(axis)?.len.clone();
-        let hi = match chunk {
-            Some(c) => (&len + &(&c - 1)).div_floor(c),
-            None => len,
+        let Some(sources) = info.map(|i| &i.sources).filter(|s| !s.is_empty()) else {
+            return Some((Expr::int(0), count(iter, 0, None)?));
         };
+        // A zip stops with its shortest source; the other sources' counts, when known,
+        // bound it further.
+        let mut hi = count(sources[0].value, sources[0].axis, sources[0].chunk.clone())?;
+        for s in &sources[1..] {
+            if let Some(other) = count(s.value, s.axis, s.chunk.clone()) {
+                if other != hi {
+                    hi = hi.minimum(&other);
+                }
+            }
+        }
         Some((Expr::int(0), hi))
     }
 
@@ -707,6 +778,31 @@ impl Lowerer<'_, '_, '_> {
         self.val_mut(v).view = shape.map(|s| crate::oracle::View::contiguous(root, elem_bytes, s));
         self.emit(Op::Alloc { dst: v, root, size }, span);
         v
+    }
+
+    /// Records which op computed the memory `v` owns (see [`crate::ir::Producer`]).
+    fn set_producer(
+        &mut self,
+        v: ValueId,
+        op: &str,
+        inputs: Vec<ValueId>,
+        op_span: Span,
+        lhs_ref: Option<Span>,
+    ) {
+        let Some(root) = self.val(v).kind.root() else {
+            return;
+        };
+        let producer = crate::ir::Producer {
+            op: op.to_string(),
+            inputs,
+            op_span,
+            lhs_ref,
+            inplace_form: models::inplace_form(op).map(str::to_string),
+            saves_output: models::saves_output(op),
+        };
+        if let Some(r) = self.root_mut(root) {
+            r.producer = Some(producer);
+        }
     }
 
     /// A view of `src` derived by `how`, with an op; not memory when `src` is not.
@@ -857,6 +953,8 @@ impl Lowerer<'_, '_, '_> {
                 let v = self.copy_value(a.value, None, span);
                 self.val_mut(v).kind = ValueKind::Root(root);
                 if tail[0] == "ManuallyDrop" {
+                    // Nothing drops a `ManuallyDrop` at the end of its scope.
+                    self.moved.insert(v);
                     self.emit(
                         Op::Escape {
                             value: a.value,
@@ -916,6 +1014,11 @@ impl Lowerer<'_, '_, '_> {
         for (_, v) in &fields {
             self.mark_moved(*v);
         }
+        if let Some(name) = s.path.segments.last().map(|seg| seg.ident.to_string()) {
+            if let Some(out) = self.struct_memory(&name, &fields, span) {
+                return out;
+            }
+        }
         let args: Vec<Arg> = fields
             .iter()
             .map(|(_, v)| Arg {
@@ -948,6 +1051,9 @@ impl Lowerer<'_, '_, '_> {
     }
 
     fn unknown_call(&mut self, name: String, args: &[Arg], span: Span) -> ValueId {
+        if models::is_thread_count_call(&name) {
+            return self.scalar(Some(Expr::sym(models::THREAD_COUNT)), span);
+        }
         let dst = self.unknown(span);
         self.emit(
             Op::Call {
@@ -1136,7 +1242,10 @@ impl Lowerer<'_, '_, '_> {
         }
         let args = self.lower_args(m.args.iter());
         let local = self.local_method(recv, &method);
-        if let (Some(idx), None | Some(Sem::Read)) = (local, sem) {
+        // A crate's own `flatten_` is what it defines, not tch's in-place naming rule.
+        let naming_only = models::in_place_by_naming_only(self.ctx.models, &method);
+        let modelled = if naming_only { None } else { sem };
+        if let (Some(idx), None | Some(Sem::Read)) = (local, modelled) {
             let mut all = vec![Arg {
                 value: recv,
                 by_ref: true,
@@ -1145,18 +1254,32 @@ impl Lowerer<'_, '_, '_> {
             return self.local_call(idx, &all, span);
         }
         match sem {
-            Some(sem) => self.apply_sem(
-                sem,
-                &method,
-                Some(Arg {
-                    value: recv,
-                    by_ref: true,
-                }),
-                &args,
-                recv_ty,
-                None,
-                span,
-            ),
+            Some(sem) => {
+                let roots_before = self.roots.len();
+                let v = self.apply_sem(
+                    sem,
+                    &method,
+                    Some(Arg {
+                        value: recv,
+                        by_ref: true,
+                    }),
+                    &args,
+                    recv_ty,
+                    None,
+                    span,
+                );
+                if let ValueKind::Root(r) = self.val(v).kind {
+                    if r.0 as usize >= roots_before {
+                        let inputs = std::iter::once(recv)
+                            .chain(args.iter().map(|a| a.value))
+                            .filter(|&x| self.val(x).kind.is_memory())
+                            .collect();
+                        let op_span = self.span(m.method.span());
+                        self.set_producer(v, &method, inputs, op_span, None);
+                    }
+                }
+                v
+            }
             None => {
                 if let Some(idx) = local {
                     let mut all = vec![Arg {
@@ -1491,6 +1614,18 @@ impl Lowerer<'_, '_, '_> {
                 }
                 self.unknown(span)
             }
+            Sem::Release(ReleaseHow::Drop, n)
+                if mem(self, nth(n))
+                    .is_some_and(|v| matches!(self.val(v).kind, ValueKind::RawPtr(_))) =>
+            {
+                // `ptr::drop_in_place(p)` runs the pointee's destructor and frees no
+                // buffer; `drop(p)` of a raw pointer does nothing to its memory.
+                if let Some(p) = mem(self, nth(n)).filter(|_| name.contains("drop_in_place")) {
+                    let region = self.val(p).view.clone();
+                    self.emit(Op::Write { value: p, region }, span);
+                }
+                self.unknown(span)
+            }
             Sem::Release(how, n) => {
                 if let Some(v) = mem(self, nth(n)) {
                     let how = match how {
@@ -1598,6 +1733,9 @@ impl Lowerer<'_, '_, '_> {
                 let total = lens.iter().fold(Expr::int(1), |acc, l| &acc * l);
                 self.scalar(Some(total), span)
             }
+            // ndarray's matrix sizes.
+            ("nrows", Some(lens)) if lens.len() == 2 => self.scalar(lens.first().cloned(), span),
+            ("ncols", Some(lens)) if lens.len() == 2 => self.scalar(lens.get(1).cloned(), span),
             ("dim" | "shape" | "size" | "raw_dim", Some(lens)) => {
                 let parts: Vec<ValueId> = lens
                     .into_iter()
@@ -1883,7 +2021,8 @@ const TRANSPARENT_METHODS: &[&str] = &[
 
 /// Methods that read a buffer's metadata (length, shape), not its elements.
 const METADATA_METHODS: &[&str] = &[
-    "len", "is_empty", "shape", "dim", "strides", "raw_dim", "ndim", "size", "numel",
+    "len", "is_empty", "shape", "dim", "strides", "raw_dim", "ndim", "size", "numel", "nrows",
+    "ncols",
 ];
 
 fn slice_on_axis(axis: usize, start: Option<Expr>, end: Option<Expr>, step: Expr) -> ViewOp {
@@ -1896,6 +2035,35 @@ fn slice_on_axis(axis: usize, start: Option<Expr>, end: Option<Expr>, step: Expr
         .collect();
     specs.push(crate::ir::SliceSpec::Range { start, end, step });
     ViewOp::Slice(specs)
+}
+
+/// Floats, `bool` and integers narrower than an address: casting to them keeps no
+/// provenance.
+fn is_numeric_value_type(ty: &syn::Type) -> bool {
+    let syn::Type::Path(p) = ty else {
+        return false;
+    };
+    p.path.get_ident().is_some_and(|i| {
+        matches!(
+            i.to_string().as_str(),
+            "f32" | "f64" | "bool" | "i8" | "i16" | "i32" | "u8" | "u16" | "u32"
+        )
+    })
+}
+
+/// `ptr::null_mut()`, `std::ptr::null()`, `null_mut::<T>()`.
+fn is_null_pointer_call(e: &syn::Expr) -> bool {
+    let syn::Expr::Call(c) = e else {
+        return false;
+    };
+    let syn::Expr::Path(p) = &*c.func else {
+        return false;
+    };
+    c.args.is_empty()
+        && p.path
+            .segments
+            .last()
+            .is_some_and(|s| s.ident == "null_mut" || s.ident == "null")
 }
 
 fn op_text(op: &syn::BinOp) -> &'static str {
@@ -2096,13 +2264,26 @@ fn last_token(e: &syn::Expr) -> proc_macro2::Span {
 fn last_token_shallow(e: &syn::Expr) -> proc_macro2::Span {
     match e {
         syn::Expr::Binary(b) => match &*b.right {
-            syn::Expr::Binary(_)
-            | syn::Expr::Assign(_)
-            | syn::Expr::Unary(_)
-            | syn::Expr::Reference(_) => proc_macro2::Span::call_site(),
+            syn::Expr::Binary(_) | syn::Expr::Assign(_) => proc_macro2::Span::call_site(),
+            syn::Expr::Unary(syn::ExprUnary { expr, .. })
+            | syn::Expr::Reference(syn::ExprReference { expr, .. }) => last_token_leaf(expr),
             r => last_token(r),
         },
-        syn::Expr::Assign(_)
+        syn::Expr::Unary(syn::ExprUnary { expr, .. })
+        | syn::Expr::Reference(syn::ExprReference { expr, .. }) => last_token_leaf(expr),
+        syn::Expr::Assign(_) | syn::Expr::Let(_) | syn::Expr::If(_) => {
+            proc_macro2::Span::call_site()
+        }
+        other => last_token(other),
+    }
+}
+
+/// The last token of the operand of `&x` / `*x` / `-x` (`&a.t()` in `b += &a.t()`),
+/// without recursing into further operators.
+fn last_token_leaf(e: &syn::Expr) -> proc_macro2::Span {
+    match e {
+        syn::Expr::Binary(_)
+        | syn::Expr::Assign(_)
         | syn::Expr::Unary(_)
         | syn::Expr::Reference(_)
         | syn::Expr::Let(_)

@@ -70,6 +70,9 @@ struct LoopCtx {
     body: usize,
     /// A labelled block (`'a: { .. }`), which only a labelled `break` leaves.
     is_block: bool,
+    /// Index of the first scope inside the loop: `break`/`continue` leave it and the
+    /// scopes nested in it.
+    scope_depth: usize,
 }
 
 /// Tasks spawned on one scope handle while its closure is lowered.
@@ -81,6 +84,7 @@ struct ScopeFrame {
 
 struct BodyBuilder {
     kind: BodyKind,
+    no_grad: bool,
     params: Vec<ValueId>,
     blocks: Vec<Block>,
     span: Span,
@@ -119,6 +123,8 @@ pub(crate) struct Lowerer<'c, 'x, 'a> {
     stmt_count: usize,
     truncated: bool,
     fresh: u32,
+    /// Ranges of the serial `for` loops' symbols, for [`FnIr::loop_ranges`].
+    loop_ranges: Vec<(BodyId, crate::ir::Iteration)>,
 }
 
 /// Lowers function `idx` of the index.
@@ -156,6 +162,7 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
             roots: Vec::new(),
             bodies: vec![BodyBuilder {
                 kind: BodyKind::Function,
+                no_grad: false,
                 params: Vec::new(),
                 blocks: vec![empty_block(span, 0)],
                 span,
@@ -179,6 +186,7 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
             stmt_count: 0,
             truncated: false,
             fresh: 0,
+            loop_ranges: Vec::new(),
         }
     }
 
@@ -199,6 +207,7 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
                 .into_iter()
                 .map(|b| Body {
                     kind: b.kind,
+                    no_grad: b.no_grad,
                     params: b.params,
                     blocks: b.blocks,
                     span: b.span,
@@ -207,6 +216,7 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
             callees,
             span: self.item.span,
             truncated: self.truncated,
+            loop_ranges: self.loop_ranges,
         }
     }
 
@@ -231,6 +241,7 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
             int: None,
             ty,
             span,
+            reassigned: false,
         });
         self.value_body.push(self.cur_body);
         id
@@ -273,6 +284,7 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
             shape,
             released_by,
             requires_grad: false,
+            producer: None,
             span,
         });
         id
@@ -289,6 +301,11 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
         }
         self.stmt_count += 1;
         match &op {
+            // A drop on one exit leaves the owner alive on the other paths.
+            Op::Release {
+                how: crate::ir::ReleaseKind::ScopeEnd,
+                ..
+            } => {}
             Op::Escape { value: v, .. } | Op::Release { value: v, .. } => {
                 if matches!(self.val(*v).kind, ValueKind::Root(_)) {
                     self.moved.insert(*v);
@@ -679,13 +696,26 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
         if !self.is_live() {
             return;
         }
-        let Some(scope) = self.scopes.last() else {
-            return;
-        };
-        let mut owned: Vec<ValueId> = scope
-            .values()
-            .copied()
-            .filter(|&v| Some(v) != tail && !self.moved.contains(&v))
+        let innermost = self.scopes.len().saturating_sub(1);
+        self.emit_scope_drops(innermost, tail, span);
+    }
+
+    /// Releases what the bindings of scopes `from..` own and did not move, for a
+    /// `return`, `?`, `break` or `continue` that leaves those scopes: RAII owners are
+    /// dropped on every exit, not only at the closing brace.
+    pub(crate) fn drop_scopes_on_exit(&mut self, from: usize, except: Option<ValueId>, span: Span) {
+        if self.is_live() {
+            self.emit_scope_drops(from, except, span);
+        }
+    }
+
+    fn emit_scope_drops(&mut self, from: usize, except: Option<ValueId>, span: Span) {
+        let mut owned: Vec<ValueId> = self
+            .scopes
+            .iter()
+            .skip(from)
+            .flat_map(|scope| scope.values().copied())
+            .filter(|&v| Some(v) != except && !self.moved.contains(&v))
             .filter(|&v| self.value_body.get(v.0 as usize) == Some(&self.cur_body))
             .filter(|&v| match self.val(v).kind {
                 ValueKind::Root(r) => self.roots.get(r.0 as usize).is_some_and(|r| {
@@ -830,6 +860,7 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
                 parent: BodyId(saved_body as u32),
                 captures: Vec::new(),
             },
+            no_grad: false,
             params: Vec::new(),
             blocks: vec![empty_block(span, 0)],
             span,
@@ -1181,6 +1212,36 @@ mod ownership_tests {
     }
 
     #[test]
+    fn owners_are_dropped_on_every_early_exit() {
+        let got = releases(
+            "fn k(n: usize, r: Result<(), ()>) -> Result<(), ()> { let v = vec![0u8; n]; \
+             if n == 0 { return Ok(()); } r?; Ok(()) }",
+        );
+        // The early return, the `?` error path and the closing brace.
+        assert_eq!(got, vec![ReleaseKind::ScopeEnd; 3]);
+    }
+
+    #[test]
+    fn break_and_continue_drop_the_loop_body_owners_only() {
+        let got = releases(
+            "fn k(n: usize) { let outer = vec![0u8; n]; for i in 0..n { let v = vec![0u8; n]; \
+             if i == 1 { continue; } if i == 2 { break; } } }",
+        );
+        // `v` at `continue`, at `break` and at its closing brace; `outer` once.
+        assert_eq!(got, vec![ReleaseKind::ScopeEnd; 4]);
+    }
+
+    #[test]
+    fn returned_or_broken_out_owner_is_not_dropped_on_that_exit() {
+        assert!(releases(
+            "fn k(n: usize) -> Vec<u8> { let v = vec![0u8; n]; if n > 2 { return v; } v }"
+        )
+        .is_empty());
+        let got = releases("fn k(n: usize) { let w = loop { let v = vec![0u8; n]; break v; }; }");
+        assert_eq!(got, vec![ReleaseKind::ScopeEnd], "only `w` is dropped");
+    }
+
+    #[test]
     fn null_test_marks_the_pointer_null_on_its_branch() {
         let (ir, _) = analyze_text(
             "fn k(l: std::alloc::Layout) { let p = unsafe { std::alloc::alloc(l) }; \
@@ -1230,5 +1291,82 @@ mod depth_tests {
             })
             .expect("thread starts");
         assert_eq!(worker.join().expect("no stack overflow"), Some(true));
+    }
+}
+
+#[cfg(test)]
+mod inplace_tests {
+    use crate::ir::{FnIr, Op};
+    use crate::program::analyze_text;
+
+    fn lower_one(text: &str) -> FnIr {
+        let (ir, _) = analyze_text(text);
+        ir.functions().last().cloned().expect("one function")
+    }
+
+    fn ops(f: &FnIr) -> Vec<&Op> {
+        f.stmts().map(|(_, _, s)| &s.op).collect()
+    }
+
+    #[test]
+    fn out_of_place_ops_record_their_producer_and_in_place_form() {
+        let f = lower_one(
+            "fn k(x: ndarray::Array2<f32>, t: tch::Tensor) { let y = x.mapv(|v| v * 2.0); \
+             let z = &x - 1.0; let s = t.sigmoid(); }",
+        );
+        let producers: Vec<&crate::ir::Producer> =
+            f.roots.iter().filter_map(|r| r.producer.as_ref()).collect();
+        let mapv = producers.iter().find(|p| p.op == "mapv").expect("mapv");
+        assert_eq!(mapv.inplace_form.as_deref(), Some("mapv_into_any"));
+        let sub = producers
+            .iter()
+            .find(|p| p.op == "-")
+            .expect("the subtraction");
+        assert!(sub.lhs_ref.is_some());
+        assert_eq!(sub.inputs.len(), 2, "both operands, the scalar too");
+        let sigmoid = producers
+            .iter()
+            .find(|p| p.op == "sigmoid")
+            .expect("sigmoid");
+        assert!(sigmoid.saves_output);
+    }
+
+    #[test]
+    fn no_grad_closure_body_runs_without_autograd() {
+        let f = lower_one(
+            "fn k(mut w: tch::Tensor, g: tch::Tensor) { tch::no_grad(|| { w.sub_(&g); }); }",
+        );
+        assert!(!f.bodies[0].no_grad);
+        assert!(f.bodies.iter().skip(1).any(|b| b.no_grad));
+    }
+
+    #[test]
+    fn loop_body_entry_and_header_are_inside_the_loop() {
+        let f = lower_one("fn k(n: usize) { for _ in 0..n { let t = vec![0u8; 16]; } }");
+        let alloc_block = f.bodies[0]
+            .blocks
+            .iter()
+            .find(|b| b.stmts.iter().any(|s| matches!(s.op, Op::Alloc { .. })))
+            .expect("the allocation");
+        assert_eq!(alloc_block.loop_depth, 1);
+    }
+
+    #[test]
+    fn compound_assignment_through_a_reference_is_in_place_from_the_source() {
+        let f = lower_one("fn k(a: &mut ndarray::Array2<f32>) { *a += &a.t(); }");
+        let srcs = ops(&f).into_iter().find_map(|op| match op {
+            Op::InPlace { srcs, method, .. } if method == "+=" => Some(srcs.len()),
+            _ => None,
+        });
+        assert_eq!(srcs, Some(1));
+    }
+
+    #[test]
+    fn local_method_ending_in_underscore_is_the_crates_own() {
+        let (ir, _) = analyze_text(
+            "struct T; impl T { fn flatten_(&self) -> usize { 0 } fn all(&self) -> usize { self.flatten_() } }",
+        );
+        let all = ir.functions().find(|f| f.name == "all").expect("all");
+        assert!(!ops(all).iter().any(|op| matches!(op, Op::InPlace { .. })));
     }
 }

@@ -123,6 +123,9 @@ impl Lowerer<'_, '_, '_> {
             }
             Sem::NoGrad => {
                 if let Some(body) = args.first().and_then(|a| self.task_body(a, &[])) {
+                    if let Some(b) = self.bodies.get_mut(body.0 as usize) {
+                        b.no_grad = true;
+                    }
                     self.emit(
                         Op::Call {
                             dst: None,
@@ -278,6 +281,12 @@ impl Lowerer<'_, '_, '_> {
         span: Span,
     ) {
         if !parallel {
+            // A serial `for_each` runs its closure once per item: a loop around it.
+            if let Some(b) = self.bodies.get_mut(body.0 as usize) {
+                for block in &mut b.blocks {
+                    block.loop_depth += 1;
+                }
+            }
             self.emit(
                 Op::Call {
                     dst: None,
@@ -493,7 +502,14 @@ impl Lowerer<'_, '_, '_> {
             "assert" | "assert_eq" | "assert_ne" | "debug_assert" | "debug_assert_eq"
             | "debug_assert_ne" | "println" | "print" | "eprintln" | "eprint" | "format"
             | "write" | "writeln" | "dbg" | "matches" | "black_box" => {
-                self.lower_format_args(mac, span);
+                let args = self.lower_format_args(mac, span);
+                // Past `assert!(p.is_null())` the allocation `p` would hold did not happen.
+                if matches!(name.as_str(), "assert" | "debug_assert") {
+                    let tested = args.first().and_then(|c| self.null_tests.get(c)).copied();
+                    if let Some((p, true)) = tested {
+                        self.emit(Op::AssumeNull { value: p }, span);
+                    }
+                }
                 self.unknown(span)
             }
             _ => self.unknown(span),
@@ -575,9 +591,17 @@ impl Lowerer<'_, '_, '_> {
         let Ok((items, repeat)) = parser.parse2(mac.tokens.clone()) else {
             return self.alloc_value("vec!".into(), 4, None, ReleasedBy::Drop, TyClass::Vec, span);
         };
+        // `vec![Slot::default(); n]` / `vec![Slot { .. }; n]` of a crate struct: its
+        // layout, so padded per-thread slots are known as such.
+        let elem_struct = items.first().and_then(|e| self.struct_of_expr(e));
         let bytes = items
             .first()
             .and_then(super::expr::literal_bytes)
+            .or_else(|| {
+                elem_struct
+                    .as_ref()
+                    .and_then(|(_, size)| u32::try_from(*size).ok())
+            })
             .unwrap_or(8);
         let len = if repeat {
             self.expr(&items[0]);
@@ -589,14 +613,42 @@ impl Lowerer<'_, '_, '_> {
             }
             Some(Expr::int(items.len() as i64))
         };
-        self.alloc_value(
+        let out = self.alloc_value(
             "vec!".into(),
             bytes,
             len.map(|l| vec![l]),
             ReleasedBy::Drop,
             TyClass::Vec,
             span,
-        )
+        );
+        let elem_type = elem_struct
+            .map(|(name, _)| name)
+            .or_else(|| items.first().and_then(elem_type_name));
+        if let (Some(name), Some(root)) = (elem_type, self.val(out).kind.root()) {
+            if let Some(r) = self.roots.get_mut(root.0 as usize) {
+                r.elem_type = Some(name);
+            }
+        }
+        out
+    }
+
+    /// The crate struct an element expression builds (`Slot::default()`,
+    /// `Slot::new(..)`, `Slot { .. }`), with its size when the layout is known.
+    /// The crate struct a `vec!` element expression builds, with its size.
+    fn struct_of_expr(&self, e: &syn::Expr) -> Option<(String, u64)> {
+        let path = match e {
+            syn::Expr::Struct(s) => s.path.segments.last()?.ident.to_string(),
+            syn::Expr::Call(c) => match &*c.func {
+                syn::Expr::Path(p) => {
+                    let segs: Vec<_> = p.path.segments.iter().collect();
+                    segs.get(segs.len().checked_sub(2)?)?.ident.to_string()
+                }
+                _ => return None,
+            },
+            _ => return None,
+        };
+        let item = self.ctx.index.structs.iter().find(|s| s.name == path)?;
+        Some((item.name.clone(), item.size?))
     }
 
     /// `par_azip!((index i, a in &mut x, &b in &y) body)`: a lock-step iteration.
@@ -680,13 +732,16 @@ impl Lowerer<'_, '_, '_> {
 impl Lowerer<'_, '_, '_> {
     /// Lowers the comma-separated expressions of a formatting or assertion macro; memory
     /// values they mention are read.
-    fn lower_format_args(&mut self, mac: &syn::Macro, span: Span) {
+    /// Lowers the arguments of a format-like macro; their values in order.
+    fn lower_format_args(&mut self, mac: &syn::Macro, span: Span) -> Vec<ValueId> {
         let parser = syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated;
         let Ok(args) = parser.parse2(mac.tokens.clone()) else {
-            return;
+            return Vec::new();
         };
+        let mut values = Vec::new();
         for a in &args {
             let v = self.expr(a);
+            values.push(v);
             if self.val(v).kind.is_memory() {
                 self.emit(
                     Op::Read {
@@ -697,5 +752,36 @@ impl Lowerer<'_, '_, '_> {
                 );
             }
         }
+        values
+    }
+}
+
+/// The element type a `vec!` element expression names: a literal's suffix (`0u64`), a
+/// cast's type (`0 as u32`) or the type of a constructor (`CachePadded::new(0)`).
+fn elem_type_name(e: &syn::Expr) -> Option<String> {
+    match e {
+        syn::Expr::Lit(l) => {
+            let suffix = match &l.lit {
+                syn::Lit::Int(i) => i.suffix(),
+                syn::Lit::Float(f) => f.suffix(),
+                _ => "",
+            };
+            (!suffix.is_empty()).then(|| suffix.to_string())
+        }
+        syn::Expr::Unary(u) => elem_type_name(&u.expr),
+        syn::Expr::Paren(p) => elem_type_name(&p.expr),
+        syn::Expr::Cast(c) => match &*c.ty {
+            syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+            _ => None,
+        },
+        syn::Expr::Call(c) => match &*c.func {
+            syn::Expr::Path(p) => {
+                let segs: Vec<_> = p.path.segments.iter().collect();
+                let ty = segs.get(segs.len().checked_sub(2)?)?;
+                Some(ty.ident.to_string())
+            }
+            _ => None,
+        },
+        _ => None,
     }
 }

@@ -41,6 +41,14 @@ impl Lowerer<'_, '_, '_> {
                 // A field of an element lies inside the element.
                 self.place_of(&f.base, depth + 1)
             }
+            // `**slot` through a smart wrapper of the element (`&mut CachePadded<u64>`)
+            // is the element's own place.
+            syn::Expr::Unary(u)
+                if matches!(u.op, syn::UnOp::Deref(_))
+                    && matches!(&*u.expr, syn::Expr::Unary(i) if matches!(i.op, syn::UnOp::Deref(_))) =>
+            {
+                self.place_of(&u.expr, depth + 1)
+            }
             syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => {
                 let p = self.expr(&u.expr);
                 let region = self.val(p).view.clone();
@@ -64,6 +72,7 @@ impl Lowerer<'_, '_, '_> {
                 let Some(dst) = self.lookup(&name) else {
                     return;
                 };
+                self.val_mut(dst).reassigned = true;
                 if self.val(rhs).kind.is_memory() {
                     self.emit(Op::Assign { dst, src: rhs }, span);
                     if !self.val(dst).kind.is_memory() {
@@ -151,6 +160,7 @@ impl Lowerer<'_, '_, '_> {
             if p.path.segments.len() == 1 {
                 let name = p.path.segments[0].ident.to_string();
                 if let Some(dst) = self.lookup(&name) {
+                    self.val_mut(dst).reassigned = true;
                     if self.val(dst).kind.is_memory() {
                         let srcs = if self.val(rhs).kind.is_memory() {
                             vec![rhs]
@@ -173,7 +183,9 @@ impl Lowerer<'_, '_, '_> {
             }
         }
         if let Some((base, region)) = self.place_of(lhs, 0) {
-            if region.is_none()
+            // `*a += ..` through a reference places the whole array too.
+            let whole = region.is_none() || region.as_ref() == self.val(base).view.as_ref();
+            if whole
                 && matches!(
                     self.val(base).ty,
                     TyClass::Array | TyClass::ArrayView | TyClass::Tensor
@@ -282,6 +294,103 @@ impl Lowerer<'_, '_, '_> {
         out
     }
 
+    /// A struct literal of plain values of a crate-local struct whose field sizes are
+    /// known: an object in memory, counted in bytes, so that threads writing different
+    /// fields are seen writing different bytes of one object (false sharing). Fields are
+    /// laid out in declaration order, as the struct's estimated size assumes.
+    pub(crate) fn struct_memory(
+        &mut self,
+        name: &str,
+        fields: &[(String, ValueId)],
+        span: Span,
+    ) -> Option<ValueId> {
+        if fields.iter().any(|(_, v)| self.val(*v).kind.is_memory()) {
+            return None;
+        }
+        let item = self.ctx.index.struct_named(name)?;
+        let fields_bytes: u64 = item.fields.iter().map(|f| f.bytes).sum::<Option<u64>>()?;
+        let size = i64::try_from(item.size?.max(fields_bytes)).ok()?;
+        let root = self.new_root(
+            name.to_string(),
+            RootOrigin::Static,
+            1,
+            Some(vec![Expr::int(size)]),
+            ReleasedBy::NotOwned,
+            span,
+        );
+        if let Some(r) = self.root_mut(root) {
+            r.elem_type = Some(name.to_string());
+        }
+        let v = self.new_value(None, ValueKind::Root(root), TyClass::LocalStruct, span);
+        self.val_mut(v).view = Some(View::contiguous(root, 1, vec![Expr::int(size)]));
+        Some(v)
+    }
+
+    /// The bytes field `member` of a struct object from [`Self::struct_memory`] takes.
+    fn struct_field_bytes(&self, base: ValueId, member: &str) -> Option<(i64, i64)> {
+        let v = self.val(base);
+        if v.ty != TyClass::LocalStruct {
+            return None;
+        }
+        let root = self.roots.get(v.kind.root()?.0 as usize)?;
+        if root.elem_bytes != 1 {
+            return None;
+        }
+        let item = self.ctx.index.struct_named(root.elem_type.as_deref()?)?;
+        let mut offset = 0u64;
+        for f in &item.fields {
+            let bytes = f.bytes?;
+            if f.name == member {
+                return Some((i64::try_from(offset).ok()?, i64::try_from(bytes).ok()?));
+            }
+            offset = offset.checked_add(bytes)?;
+        }
+        None
+    }
+
+    /// Whether `member` of struct object `base` is a plain number, with a known place.
+    fn struct_field_is_plain(&self, base: ValueId, member: &str) -> bool {
+        let Some(root) = self.val(base).kind.root() else {
+            return false;
+        };
+        self.roots
+            .get(root.0 as usize)
+            .and_then(|r| r.elem_type.as_deref())
+            .and_then(|t| self.ctx.index.struct_named(t))
+            .is_some_and(|item| {
+                item.fields
+                    .iter()
+                    .any(|f| f.name == member && f.ty == TyClass::Scalar)
+            })
+    }
+
+    /// Whether `base` is a struct object from [`Self::struct_memory`].
+    fn is_struct_memory(&self, base: ValueId) -> bool {
+        let v = self.val(base);
+        v.ty == TyClass::LocalStruct
+            && v.kind
+                .root()
+                .and_then(|r| self.roots.get(r.0 as usize))
+                .is_some_and(|r| r.elem_bytes == 1 && r.elem_type.is_some())
+    }
+
+    /// `base.member` as a value: a plain field of a struct object is read and yields a
+    /// number; anything else is [`Self::field_value`].
+    pub(crate) fn field_read(&mut self, f: &syn::ExprField, span: Span) -> ValueId {
+        let v = self.field_value(f);
+        let plain = self.val(v).ty == TyClass::Unknown
+            && self
+                .fields
+                .iter()
+                .any(|((b, _), fv)| *fv == v && self.is_struct_memory(*b));
+        if !plain {
+            return v;
+        }
+        let region = self.val(v).view.clone();
+        self.emit(Op::Read { value: v, region }, span);
+        self.scalar(None, span)
+    }
+
     /// The value of `base.member`: a wrapped memory value, a lazily created root for a
     /// memory-typed field of `self`, or a scalar symbol.
     pub(crate) fn field_value(&mut self, f: &syn::ExprField) -> ValueId {
@@ -302,6 +411,28 @@ impl Lowerer<'_, '_, '_> {
             if let Some(&part) = self.tuples.get(&base).and_then(|p| p.get(i.index as usize)) {
                 return part;
             }
+        }
+        let plain_field = self.struct_field_is_plain(base, &member);
+        if self.is_struct_memory(base) && !plain_field {
+            // Only plain number fields have a known place; an array or wrapper field is
+            // somewhere in the object.
+            let v = self.derive_view(base, ViewOp::Opaque(format!("field {member}")), span);
+            self.fields.insert((base, member), v);
+            return v;
+        }
+        if let Some((offset, bytes)) = self.struct_field_bytes(base, &member) {
+            let how = ViewOp::Slice(vec![SliceSpec::Range {
+                start: Some(Expr::int(offset)),
+                end: Some(Expr::int(offset + bytes)),
+                step: Expr::int(1),
+            }]);
+            let v = self.derive_view(base, how, span);
+            let name = format!("{}.{member}", self.val(base).name.as_deref().unwrap_or("_"));
+            let field = self.val_mut(v);
+            field.name = Some(name);
+            field.ty = TyClass::Unknown;
+            self.fields.insert((base, member), v);
+            return v;
         }
         if self.val(base).kind.is_memory() {
             // A wrapper (`SendPtr(p)`, `Slot { ptr }`) carries its memory in its field.

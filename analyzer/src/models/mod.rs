@@ -222,7 +222,9 @@ pub fn method_sem(models: &[ApiModel], recv: TyClass, method: &str) -> Option<Se
         }
     }
     if recv == TyClass::Tensor {
-        if let Some(sem) = table::lookup(table::TCH_METHODS, method) {
+        if let Some(sem) = table::lookup(table::TCH_METHODS, method)
+            .or_else(|| table::lookup(table::TENSOR_ONLY_METHODS, method))
+        {
             return Some(sem);
         }
         // tch naming: a trailing `_` means in place, returning an alias of the receiver.
@@ -242,6 +244,20 @@ pub fn method_sem(models: &[ApiModel], recv: TyClass, method: &str) -> Option<Se
         }
     }
     None
+}
+
+/// Whether `method_sem` calls `method` in place only because of tch's trailing `_`
+/// naming rule: a crate-local method of that name then says better what it does.
+pub fn in_place_by_naming_only(models: &[ApiModel], method: &str) -> bool {
+    method.ends_with('_')
+        && !models.iter().any(|m| m.method.as_deref() == Some(method))
+        && [
+            table::TCH_METHODS,
+            table::TENSOR_ONLY_METHODS,
+            table::METHODS,
+        ]
+        .iter()
+        .all(|t| table::lookup(t, method).is_none())
 }
 
 /// Looks up the model of a path call (`Array2::zeros`, `std::alloc::alloc`), matching
@@ -273,6 +289,36 @@ fn ends_with(path: &[String], want: &[&str]) -> bool {
             .all(|(a, b)| a == b)
 }
 
+/// The symbol the lowering gives the result of a thread-count call
+/// (`rayon::current_num_threads()`, `num_cpus::get()`): sizes that mention it are
+/// per-thread, such as `vec![0u64; rayon::current_num_threads()]`. No binding can be
+/// named like it.
+pub const THREAD_COUNT: &str = "current_num_threads()";
+
+/// Whether a call of `name` (a path such as `rayon::current_num_threads`, or a method
+/// name) returns the number of worker threads.
+pub fn is_thread_count_call(name: &str) -> bool {
+    let path: Vec<String> = name.split("::").map(str::to_string).collect();
+    table::THREAD_COUNT_CALLS.iter().any(|suffix| {
+        let want: Vec<&str> = suffix.split("::").collect();
+        ends_with(&path, &want)
+    })
+}
+
+/// The in-place form of an out-of-place op or operator (`mapv` -> `mapv_into`,
+/// `-` -> `-=`), when there is one.
+pub fn inplace_form(op: &str) -> Option<&'static str> {
+    table::INPLACE_FORMS
+        .iter()
+        .find(|(n, _)| *n == op)
+        .map(|(_, f)| *f)
+}
+
+/// Whether autograd saves the output of tensor op `op` for its backward pass.
+pub fn saves_output(op: &str) -> bool {
+    table::SAVES_OUTPUT.contains(&op)
+}
+
 /// Class of a type name seen in a path (`Array2` in `Array2::zeros`).
 pub fn class_of_type_name(name: &str) -> TyClass {
     table::TYPE_CLASSES
@@ -284,6 +330,15 @@ pub fn class_of_type_name(name: &str) -> TyClass {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn thread_count_calls_match_by_path_suffix() {
+        assert!(is_thread_count_call("rayon::current_num_threads"));
+        assert!(is_thread_count_call("current_num_threads"));
+        assert!(is_thread_count_call("num_cpus::get"));
+        assert!(!is_thread_count_call("get"));
+        assert!(!is_thread_count_call("rayon::join"));
+    }
 
     #[test]
     fn trailing_underscore_on_a_tensor_is_in_place() {

@@ -162,6 +162,8 @@ pub const METHODS: &[(&str, Sem)] = &[
     ("mean", Sem::Read),
     ("dot", Sem::Read),
     ("len", Sem::Read),
+    ("nrows", Sem::Read),
+    ("ncols", Sem::Read),
     ("is_empty", Sem::Read),
     ("shape", Sem::Read),
     ("dim", Sem::Read),
@@ -226,6 +228,93 @@ pub const TCH_METHODS: &[(&str, Sem)] = &[
     ("softmax", Sem::Alloc(Ctor::Like(0))),
     ("to_kind", Sem::Alloc(Ctor::Like(0))),
     ("to_device", Sem::Alloc(Ctor::Like(0))),
+];
+
+/// Out-of-place ops and the in-place form that reuses the input's buffer (for ndarray
+/// arrays and PyTorch-style tensors alike; operators map to compound assignment).
+/// `mapv` maps to `mapv_into_any`, not `mapv_into`: it returns what `mapv` returns
+/// whatever the closure's element type, and reuses the buffer when that type is the
+/// input's.
+pub const INPLACE_FORMS: &[(&str, &str)] = &[
+    ("mapv", "mapv_into_any"),
+    ("+", "+="),
+    ("-", "-="),
+    ("*", "*="),
+    ("/", "/="),
+    ("%", "%="),
+    ("relu", "relu_"),
+    ("sigmoid", "sigmoid_"),
+    ("tanh", "tanh_"),
+    ("exp", "exp_"),
+    ("neg", "neg_"),
+    ("abs", "abs_"),
+    ("sqrt", "sqrt_"),
+    ("rsqrt", "rsqrt_"),
+    ("log", "log_"),
+    ("clamp", "clamp_"),
+    ("add", "add_"),
+    ("sub", "sub_"),
+    ("mul", "mul_"),
+    ("div", "div_"),
+    ("pow_tensor_scalar", "pow_"),
+    // tch spells the tensor-tensor arithmetic `g_add`, `g_add_`, ...
+    ("g_add", "g_add_"),
+    ("g_sub", "g_sub_"),
+    ("g_mul", "g_mul_"),
+    ("g_div", "g_div_"),
+    ("g_add_scalar", "g_add_scalar_"),
+    ("g_sub_scalar", "g_sub_scalar_"),
+    ("g_mul_scalar", "g_mul_scalar_"),
+    ("g_div_scalar", "g_div_scalar_"),
+];
+
+/// PyTorch ops whose backward pass reads their own output, so autograd saves it
+/// (PyTorch's `derivatives.yaml` uses `result` for them): an in-place op on such an
+/// output makes `backward` fail or compute a wrong gradient.
+pub const SAVES_OUTPUT: &[&str] = &[
+    "exp",
+    "exp2",
+    "expm1",
+    "sigmoid",
+    "tanh",
+    "relu",
+    "elu",
+    "selu",
+    "celu",
+    "softmax",
+    "log_softmax",
+    "sqrt",
+    "rsqrt",
+    "reciprocal",
+];
+
+/// Methods of PyTorch-style tensors that share a name with float methods (`x.sqrt()`
+/// on an `f32`): consulted only for receivers known to be tensors.
+pub const TENSOR_ONLY_METHODS: &[(&str, Sem)] = &[
+    ("log_softmax", Sem::Alloc(Ctor::Like(0))),
+    ("abs", Sem::Alloc(Ctor::Like(0))),
+    ("sqrt", Sem::Alloc(Ctor::Like(0))),
+    ("rsqrt", Sem::Alloc(Ctor::Like(0))),
+    ("log", Sem::Alloc(Ctor::Like(0))),
+    ("clamp", Sem::Alloc(Ctor::Like(0))),
+    ("elu", Sem::Alloc(Ctor::Like(0))),
+    ("selu", Sem::Alloc(Ctor::Like(0))),
+    ("celu", Sem::Alloc(Ctor::Like(0))),
+    ("reciprocal", Sem::Alloc(Ctor::Like(0))),
+    ("exp2", Sem::Alloc(Ctor::Like(0))),
+    ("expm1", Sem::Alloc(Ctor::Like(0))),
+    ("add", Sem::Alloc(Ctor::Like(0))),
+    ("sub", Sem::Alloc(Ctor::Like(0))),
+    ("mul", Sem::Alloc(Ctor::Like(0))),
+    ("div", Sem::Alloc(Ctor::Like(0))),
+    ("g_add", Sem::Alloc(Ctor::Like(0))),
+    ("g_sub", Sem::Alloc(Ctor::Like(0))),
+    ("g_mul", Sem::Alloc(Ctor::Like(0))),
+    ("g_div", Sem::Alloc(Ctor::Like(0))),
+    ("g_add_scalar", Sem::Alloc(Ctor::Like(0))),
+    ("g_sub_scalar", Sem::Alloc(Ctor::Like(0))),
+    ("g_mul_scalar", Sem::Alloc(Ctor::Like(0))),
+    ("g_div_scalar", Sem::Alloc(Ctor::Like(0))),
 ];
 
 /// Path calls, matched by their trailing segments (the longest match wins).
@@ -360,13 +449,39 @@ pub fn lookup(table: &[(&str, Sem)], name: &str) -> Option<Sem> {
     table.iter().find(|(n, _)| *n == name).map(|(_, s)| *s)
 }
 
+/// Calls (path suffixes and method names) that return the number of worker threads.
+pub const THREAD_COUNT_CALLS: &[&str] = &[
+    "rayon::current_num_threads",
+    "current_num_threads",
+    "num_cpus::get",
+    "num_cpus::get_physical",
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
+    fn saved_outputs_and_inplace_forms_are_modelled_ops() {
+        for op in SAVES_OUTPUT {
+            assert!(
+                lookup(TCH_METHODS, op).is_some() || lookup(TENSOR_ONLY_METHODS, op).is_some(),
+                "`{op}` saves its output but is not a modelled tensor op"
+            );
+        }
+        let mut names: Vec<&str> = INPLACE_FORMS.iter().map(|(n, _)| *n).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(
+            names.len(),
+            INPLACE_FORMS.len(),
+            "an op has two in-place forms"
+        );
+    }
+
+    #[test]
     fn tables_have_no_duplicate_names() {
-        for table in [METHODS, TCH_METHODS, PATHS] {
+        for table in [METHODS, TCH_METHODS, TENSOR_ONLY_METHODS, PATHS] {
             let mut names: Vec<&str> = table.iter().map(|(n, _)| *n).collect();
             names.sort_unstable();
             let before = names.len();

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::assume::{Assumptions, Cmp, Fact};
 use super::diophantine::{self, Solve, Term};
-use super::expr::{gcd_u128, Expr};
+use super::expr::{gcd_u128, Atom, Expr, OpKind};
 use super::smt::{self, ExVar, Outcome, Problem};
 use super::stats::{self, DecidedBy};
 use super::view::View;
@@ -890,6 +890,11 @@ fn iterations_unrecorded(v: &View, iter: &str, range: &(Expr, Expr), asm: &Assum
             }
         }
     }
+    if let Some(step) = &step {
+        if bounded_tiles_apart(v, iter, step, asm) {
+            return Answer::no(DecidedBy::Tiles);
+        }
+    }
     let (vars, vi, vj, xa, xb) = iteration_vars(v, iter, range);
     let equation = &vi.address(&xa) - &vj.address(&xb);
     let problem = Problem {
@@ -902,6 +907,57 @@ fn iterations_unrecorded(v: &View, iter: &str, range: &(Expr, Expr), asm: &Assum
         equation: Some(equation),
     };
     solver_answer(&problem, |values| iteration_witness(v, iter, values))
+}
+
+/// Upper bounds of `e` (itself first): `r + c*min(a, b)` with `c > 0` is at most
+/// `r + c*a` and `r + c*b`.
+fn upper_bounds(e: &Expr, depth: u32, out: &mut Vec<Expr>) {
+    out.push(e.clone());
+    if depth == 0 {
+        return;
+    }
+    let min_term = e.terms().find_map(|(mono, coef)| match mono {
+        [(atom @ Atom::Op(OpKind::Min, a, b), 1)] if coef > 0 => {
+            Some((atom.clone(), a.as_ref().clone(), b.as_ref().clone(), coef))
+        }
+        _ => None,
+    });
+    if let Some((atom, a, b, coef)) = min_term {
+        let rest = e - &(&Expr::atom(atom) * coef);
+        for side in [a, b] {
+            upper_bounds(&(&rest + &(&side * coef)), depth - 1, out);
+        }
+    }
+}
+
+/// Tiles whose extent changes with the iteration (a shorter last band,
+/// `min(band, rows - band*i)` rows): when every length that depends on the iteration
+/// has an iteration-free upper bound and a non-negative stride, iteration `i` stays
+/// within `[base + step*i + lo, base + step*i + hi]` for bounds `lo`, `hi` shared by all
+/// iterations, and a step beyond `hi - lo` keeps the iterations apart.
+fn bounded_tiles_apart(v: &View, iter: &str, step: &Expr, asm: &Assumptions) -> bool {
+    let (mut lo, mut hi) = (Expr::int(0), Expr::int(0));
+    for d in &v.dims {
+        if d.stride.mentions(iter) {
+            return false;
+        }
+        if asm.proves_at_least(&d.stride, 0) {
+            // A length below 1 leaves the view empty at that iteration, so bounding it
+            // from above is all the span needs.
+            let mut bounds = Vec::new();
+            upper_bounds(&d.len, 4, &mut bounds);
+            let Some(len) = bounds.into_iter().find(|u| !u.mentions(iter)) else {
+                return false;
+            };
+            hi = &hi + &(&d.stride * &(&len - 1));
+        } else if asm.proves_at_least(&-&d.stride, 0) && !d.len.mentions(iter) {
+            lo = &lo + &(&d.stride * &(&d.len - 1));
+        } else {
+            return false;
+        }
+    }
+    let span = &hi - &lo;
+    asm.proves_at_least(&(step - &span), 1) || asm.proves_at_least(&(-step - &span), 1)
 }
 
 /// Iterations of a concrete view whose offset moves by `step` per iteration: `i < j`
@@ -1225,6 +1281,67 @@ mod tests {
         assert_ne!(i, j);
         assert_eq!(i * (c - 1) + w.a[0], j * (c - 1) + w.b[0]);
         assert!(w.a[0] < c && w.b[0] < c);
+    }
+
+    /// Band `b` of `min(band, rows - band*b)` rows of width `w`, as a banded kernel
+    /// writes it: rows `(height, w)` from `b*band*w`.
+    fn band_tile(band_offset: Expr) -> View {
+        let (band, w, b) = (Expr::sym("band"), Expr::sym("w"), Expr::sym("b"));
+        let height = band.minimum(&(&Expr::sym("rows") - &(&band * &b)));
+        View {
+            root: crate::oracle::view::RootId(0),
+            elem_bytes: 4,
+            offset: band_offset,
+            dims: vec![Dim::new(height, w.clone()), Dim::new(w, 1)],
+        }
+    }
+
+    fn band_assumptions() -> Assumptions {
+        let mut asm = Assumptions::new();
+        for s in ["band", "w", "rows"] {
+            asm.push(Expr::sym(s), Cmp::Ge, Expr::int(1));
+        }
+        asm
+    }
+
+    #[test]
+    fn bands_with_a_shorter_last_band_are_tiles_apart() {
+        let (band, w, b) = (Expr::sym("band"), Expr::sym("w"), Expr::sym("b"));
+        let tile = band_tile(&(&band * &w) * &b);
+        let count = (&(&Expr::sym("rows") + &band) - 1).div_floor(band);
+        let ans = iterations_overlap(&tile, "b", (Expr::int(0), count), &band_assumptions());
+        assert_eq!(ans.verdict, Verdict::NoAlias);
+        assert_eq!(ans.decided_by, DecidedBy::Tiles);
+    }
+
+    #[test]
+    fn bands_one_row_too_tall_are_not_taken_apart_by_the_bound() {
+        let (band, w, b) = (Expr::sym("band"), Expr::sym("w"), Expr::sym("b"));
+        // Each band starts `band - 1` rows after the previous one: the last row of one
+        // band is the first of the next.
+        let tile = band_tile(&(&(&band - 1) * &w) * &b);
+        assert!(!bounded_tiles_apart(
+            &tile,
+            "b",
+            &(&(&band - 1) * &w),
+            &band_assumptions()
+        ));
+    }
+
+    #[test]
+    fn upper_bounds_replace_a_min_by_each_side() {
+        let (a, b, c) = (Expr::sym("a"), Expr::sym("b"), Expr::sym("c"));
+        let e = &(&a.minimum(&b) * 2) - &c;
+        let mut out = Vec::new();
+        upper_bounds(&e, 4, &mut out);
+        assert_eq!(out, vec![e.clone(), &(&a * 2) - &c, &(&b * 2) - &c]);
+        let mut negated = Vec::new();
+        upper_bounds(&-&e, 4, &mut negated);
+        assert_eq!(
+            negated.len(),
+            1,
+            "-min(a, b) is not bounded above by either side"
+        );
     }
 
     #[test]

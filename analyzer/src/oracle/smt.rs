@@ -309,6 +309,21 @@ fn prove_must(p: &Problem<'_>, values: &BTreeMap<String, i128>, timeout_ms: u32)
             }
         }
     }
+    if let Some(eq) = &p.equation {
+        // A witness at the smallest sizes may sit at a corner that moves with the sizes:
+        // try the other unknowns all at their first, then all at their last value.
+        let firsts: Vec<Expr> = p.vars.iter().map(|v| v.lo.clone()).collect();
+        let lasts: Vec<Expr> = p.vars.iter().map(|v| &v.hi - 1).collect();
+        for base in [firsts, lasts] {
+            if let Some(k) = p.vars.len().checked_sub(1) {
+                if let Some(solved) = solve_for(eq, &p.vars, &base, k) {
+                    let mut cand = base;
+                    cand[k] = solved;
+                    attempts.push(cand);
+                }
+            }
+        }
+    }
     attempts.push(constants);
     attempts.dedup();
     attempts
