@@ -75,7 +75,7 @@ def binary_path(explicit: str | None) -> Path:
     return ROOT / "target" / "release" / "cargo-tensor-lint"
 
 
-TIMINGS_LINE = re.compile(r"^\s*(\d+) files, (\d+) lines")
+TIMINGS_LINE = re.compile(r"^\s*(\d+) files?, (\d+) lines")
 
 
 def run_crate(binary: Path, crate_dir: Path) -> dict:

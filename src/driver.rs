@@ -253,8 +253,9 @@ impl Timings {
         }
         let seconds = self.wall.as_secs_f64().max(1e-9);
         out.push_str(&format!(
-            "  {} files, {} lines, {:.0} lines per second\n",
+            "  {} file{}, {} lines, {:.0} lines per second\n",
             self.files,
+            if self.files == 1 { "" } else { "s" },
             self.lines,
             self.lines as f64 / seconds
         ));

@@ -649,3 +649,80 @@ fn fix_applies_machine_applicable_suggestions_only_and_the_result_parses() {
         .collect();
     assert!(leftovers.is_empty());
 }
+
+#[test]
+fn timings_say_where_the_time_went_and_how_the_oracle_decided() {
+    let dir = scratch(
+        "cli",
+        &[
+            ("Cargo.toml", &package("timed")),
+            ("src/lib.rs", LEAKY_KERNEL),
+        ],
+    );
+    let output = bin().current_dir(&dir).arg("--timings").output().unwrap();
+    let err = stderr(&output);
+    for phase in [
+        "discover",
+        "parse",
+        "lower",
+        "lints + oracle",
+        "render",
+        "total (wall)",
+    ] {
+        assert!(
+            err.lines().any(|l| l.trim_start().starts_with(phase)),
+            "{phase} missing:\n{err}"
+        );
+    }
+    assert!(err.contains("1 file, 13 lines"), "{err}");
+    assert!(err.lines().any(|l| l.starts_with("oracle: ")), "{err}");
+    // Without the flag, nothing of it.
+    let quiet = bin().current_dir(&dir).output().unwrap();
+    assert!(!stderr(&quiet).contains("timings"), "{}", stderr(&quiet));
+}
+
+#[test]
+fn api_models_from_the_configuration_make_unannotated_pools_checkable() {
+    let kernel = "pub fn step(pool: &Pool, n: usize) -> Result<f32, Error> {
+    let buf = pool.grab(n);
+    check(n)?;
+    let v = unsafe { *buf };
+    pool.put_back(buf);
+    Ok(v)
+}
+
+pub fn step_ok(pool: &Pool, n: usize) -> Result<f32, Error> {
+    check(n)?;
+    let buf = pool.grab(n);
+    let v = unsafe { *buf };
+    pool.put_back(buf);
+    Ok(v)
+}
+";
+    let models = "[[models]]\nmethod = \"grab\"\neffect = \"alloc\"\n\n[[models]]\nmethod = \"put_back\"\neffect = \"free\"\narg = 1\n";
+    let dir = scratch("cli", &[("k.rs", kernel), ("tensor-lint.toml", models)]);
+    let output = bin()
+        .current_dir(&dir)
+        .args(["--message-format=short", "k.rs"])
+        .output()
+        .unwrap();
+    let lines: Vec<_> = stderr(&output)
+        .lines()
+        .filter(|l| l.contains("[tensor_lint::leak]"))
+        .map(String::from)
+        .collect();
+    assert_eq!(lines.len(), 1, "{}", stderr(&output));
+    assert!(lines[0].starts_with("k.rs:2:"), "{lines:?}");
+    // Without the models the calls are unknown code: escaped, never leaked.
+    std::fs::remove_file(dir.join("tensor-lint.toml")).unwrap();
+    let unmodelled = bin()
+        .current_dir(&dir)
+        .args(["--message-format=short", "k.rs"])
+        .output()
+        .unwrap();
+    assert!(
+        !stderr(&unmodelled).contains("tensor_lint::leak"),
+        "{}",
+        stderr(&unmodelled)
+    );
+}
