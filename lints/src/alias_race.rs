@@ -130,8 +130,10 @@ pub(crate) fn regions(ir: &FnIr) -> Vec<RegionFacts<'_>> {
 }
 
 /// The accesses of a scope body's own statements that can run after its first spawn:
-/// the rest of the spawning block and every block reachable from it (a loop of spawns
-/// reaches its own start again).
+/// those reachable from it that come after it in the source. A loop of spawns reaches
+/// its own start again, but the code before the spawn in a later iteration works on
+/// that iteration's part, which an earlier task is not given; leaving it out keeps
+/// "prepare the part, then spawn its task" quiet.
 fn after_first_spawn(ir: &FnIr, scope: &Task) -> Vec<TaskAccess> {
     let Some(body) = ir.bodies.get(scope.body.0 as usize) else {
         return Vec::new();
@@ -145,6 +147,7 @@ fn after_first_spawn(ir: &FnIr, scope: &Task) -> Vec<TaskAccess> {
     let Some((start, k)) = first else {
         return Vec::new();
     };
+    let spawn_end = body.blocks[start].stmts[k].span.range().end;
     let mut spans: BTreeSet<(usize, usize)> = BTreeSet::new();
     let mut seen = vec![false; body.blocks.len()];
     let mut work: Vec<usize> = Vec::new();
@@ -153,7 +156,9 @@ fn after_first_spawn(ir: &FnIr, scope: &Task) -> Vec<TaskAccess> {
             return;
         };
         for s in &blk.stmts[from.min(blk.stmts.len())..] {
-            spans.insert((s.span.range().start, s.span.range().end));
+            if s.span.range().start >= spawn_end {
+                spans.insert((s.span.range().start, s.span.range().end));
+            }
         }
         work.extend(blk.term.successors().iter().map(|s| s.0 as usize));
     };
@@ -338,36 +343,13 @@ fn conflict<'a>(
             .cloned()
             .collect();
         let asm = assumptions_for(ir, &others, &[&va.subst(&it.symbol, &Expr::int(0))]);
-        let ans = iterations_overlap(va, &it.symbol, (it.lo.clone(), it.hi.clone()), &asm);
-        if std::env::var_os("TL_DEBUG_RACE").is_some() {
-            eprintln!(
-                "DEBUG iter {} {:?}..{:?} {va:?}\n {:?}\n => {ans:?}",
-                it.symbol,
-                it.lo,
-                it.hi,
-                asm.facts()
-                    .iter()
-                    .map(|f| f.to_string())
-                    .collect::<Vec<_>>()
-            );
-        }
-        ans
+        iterations_overlap(va, &it.symbol, (it.lo.clone(), it.hi.clone()), &asm)
     } else {
         let mut asm = assumptions_for(ir, &ranges, &[va, &vb]);
         if let (true, Some(it), Some(name)) = (same_task, ia, second_symbol.as_ref()) {
             asm.push(Expr::sym(&it.symbol), Cmp::Ne, Expr::sym(name));
         }
-        let ans = overlap(va, &vb, &asm);
-        if std::env::var_os("TL_DEBUG_RACE").is_some() {
-            eprintln!(
-                "DEBUG overlap {va:?}\n {vb:?}\n {:?}\n => {ans:?}",
-                asm.facts()
-                    .iter()
-                    .map(|f| f.to_string())
-                    .collect::<Vec<_>>()
-            );
-        }
-        ans
+        overlap(va, &vb, &asm)
     };
     if !answer.may_overlap() {
         return None;
@@ -781,6 +763,108 @@ mod tests {
              }",
         );
         assert!(found.is_empty(), "{found:?}");
+    }
+
+    #[test]
+    fn scope_body_writes_after_a_spawn_race_with_it() {
+        let found = findings_of(
+            check,
+            "#[tensor_lint::kernel(assume(n >= 1))]
+             fn k(v: &mut Vec<u32>, n: usize) {
+                 let addr = v.as_mut_ptr() as usize;
+                 rayon::scope(|s| {
+                     s.spawn(move |_| {
+                         let p = addr as *mut u32;
+                         for i in 0..n { unsafe { *p.add(i) = 0 }; }
+                     });
+                     unsafe { *(addr as *mut u32) = 1 };
+                 });
+             }",
+        );
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(
+            found[0].message,
+            "parallel tasks write overlapping elements of `v`"
+        );
+        assert!(
+            found[0].notes[0].starts_with("the scope body writes"),
+            "{:?}",
+            found[0].notes
+        );
+    }
+
+    #[test]
+    fn scope_body_writes_before_the_first_spawn_do_not_race() {
+        let found = findings_of(
+            check,
+            "fn k(v: &mut Vec<u32>, n: usize) {
+                 let addr = v.as_mut_ptr() as usize;
+                 rayon::scope(|s| {
+                     unsafe { *(addr as *mut u32) = 1 };
+                     s.spawn(move |_| {
+                         let p = addr as *mut u32;
+                         for i in 0..n { unsafe { *p.add(i) = 0 }; }
+                     });
+                 });
+             }",
+        );
+        assert!(found.is_empty(), "{found:?}");
+    }
+
+    #[test]
+    fn preparing_each_part_before_spawning_its_task_does_not_race() {
+        let found = findings_of(
+            check,
+            "fn k(v: &mut Vec<u32>) {
+                 let addr = v.as_mut_ptr() as usize;
+                 rayon::scope(|s| {
+                     for t in 0..4 {
+                         unsafe { *(addr as *mut u32).add(t) = 0 };
+                         s.spawn(move |_| unsafe { *(addr as *mut u32).add(t) += 1 });
+                     }
+                 });
+             }",
+        );
+        assert!(found.is_empty(), "{found:?}");
+    }
+
+    #[test]
+    fn bands_with_a_shorter_last_band_are_decided_without_the_solver() {
+        let found = findings_of(
+            check,
+            "#[tensor_lint::kernel(assume(band >= 1))]
+             unsafe fn k(rows: usize, cols: usize, band: usize, out: *mut f32) {
+                 let out = SendPtr(out);
+                 (0..rows.div_ceil(band)).into_par_iter().for_each(|b| {
+                     let first = b * band;
+                     let height = band.min(rows - first);
+                     let mut tile = unsafe {
+                         ArrayViewMut2::from_shape_ptr((height, cols), out.0.add(first * cols))
+                     };
+                     for r in 0..height { for c in 0..cols { tile[[r, c]] += 1.0; } }
+                 });
+             }",
+        );
+        assert!(found.is_empty(), "{found:?}");
+    }
+
+    #[test]
+    fn tensor_races_suggest_non_overlapping_narrows() {
+        let found = findings_of(
+            check,
+            "fn k() {
+                 let grid = Tensor::zeros(&[16, 32], (Kind::Float, Device::Cpu));
+                 let mut a = grid.narrow(0, 0, 5);
+                 let mut b = grid.narrow(0, 4, 5);
+                 rayon::join(|| { a.fill_(1.0); }, || { b.fill_(2.0); });
+             }",
+        );
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(
+            found[0].helps[0].contains("`narrow`"),
+            "{:?}",
+            found[0].helps
+        );
     }
 
     #[test]

@@ -17,6 +17,9 @@ crate::declare_lint! {
     ///   contiguous run of items, so in a longer iteration neighbouring items run on the
     ///   same thread and only the line at each end of a run is written by two threads.
     ///
+    /// Struct fields are told apart for a struct value the function builds from plain
+    /// values (`Stats { hits: 0, misses: 0 }`), laid out in declaration order.
+    ///
     /// Such boundary lines are not reported, nor are chunks of a line or more, elements
     /// padded to a line (`CachePadded`, `#[repr(align(N))]` with `N` at least the line),
     /// and values written once instead of in a loop.
@@ -432,6 +435,25 @@ mod tests {
         assert!(slots_per_thread(&it(Expr::int(8))).is_some());
         assert!(slots_per_thread(&it(Expr::int(1000))).is_none());
         assert!(slots_per_thread(&it(Expr::sym("n"))).is_none());
+    }
+
+    #[test]
+    fn neighbouring_struct_fields_bumped_by_two_tasks_share_a_line() {
+        let found = findings_of(
+            check,
+            "struct Stats { hits: u64, misses: u64 }
+             fn k(pts: &[f32]) {
+                 let mut s = Stats { hits: 0, misses: 0 };
+                 let (h, m) = (&mut s.hits, &mut s.misses);
+                 rayon::join(|| for p in pts { *h += 1; }, || for p in pts { *m += 1; });
+             }",
+        );
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(
+            found[0].helps[0].contains("CachePadded<u64>` fields"),
+            "{:?}",
+            found[0].helps
+        );
     }
 
     #[test]

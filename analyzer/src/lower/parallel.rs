@@ -785,3 +785,67 @@ fn elem_type_name(e: &syn::Expr) -> Option<String> {
         _ => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::ir::{FnIr, Op, ParallelKind};
+    use crate::models::THREAD_COUNT;
+    use crate::oracle::Expr;
+
+    fn function(text: &str) -> FnIr {
+        let (ir, _) = crate::program::analyze_text(text);
+        ir.functions().last().cloned().expect("a function")
+    }
+
+    fn par_iter_hi(f: &FnIr) -> Expr {
+        f.stmts()
+            .find_map(|(_, _, s)| match &s.op {
+                Op::Parallel(r) if r.kind == ParallelKind::ParIter => {
+                    r.tasks.first()?.iteration.as_ref().map(|it| it.hi.clone())
+                }
+                _ => None,
+            })
+            .expect("a parallel iteration")
+    }
+
+    #[test]
+    fn per_thread_slots_are_counted_in_worker_threads() {
+        let f = function(
+            "fn k(pts: &[f32]) {
+                 let mut hits = vec![0u64; rayon::current_num_threads()];
+                 hits.par_iter_mut().for_each(|h| *h += 1);
+             }",
+        );
+        assert_eq!(par_iter_hi(&f), Expr::sym(THREAD_COUNT));
+    }
+
+    #[test]
+    fn a_zip_stops_with_its_shortest_source() {
+        let f = function(
+            "fn k(a: &mut [f32], b: &[f32]) {
+                 a.par_iter_mut().zip(b.par_iter()).for_each(|(x, y)| *x = *y);
+             }",
+        );
+        let (a, b) = (Expr::sym("a.len"), Expr::sym("b.len"));
+        assert_eq!(par_iter_hi(&f), a.minimum(&b));
+    }
+
+    #[test]
+    fn vec_elements_keep_the_type_their_expression_names() {
+        let types = |text: &str| -> Vec<Option<String>> {
+            function(text)
+                .roots
+                .iter()
+                .map(|r| r.elem_type.clone())
+                .collect()
+        };
+        assert!(types("fn k(n: usize) { let v = vec![0u64; n]; }").contains(&Some("u64".into())));
+        assert!(
+            types("fn k(n: usize) { let v = vec![CachePadded::new(0u64); n]; }")
+                .contains(&Some("CachePadded".into()))
+        );
+        assert!(!types("fn k(n: usize) { let v = vec![0; n]; }")
+            .iter()
+            .any(Option::is_some));
+    }
+}

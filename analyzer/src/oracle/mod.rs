@@ -15,6 +15,8 @@
 //! and [`path_stats`] counts them per thread.
 
 mod assume;
+#[cfg(test)]
+mod audit_tests;
 mod decide;
 mod diophantine;
 mod expr;
