@@ -441,16 +441,34 @@ fn check_unit(
         &display,
         &excluded,
     );
+    timings.parse += started.elapsed();
+    check_loaded(&krate, &load_errors, config, flags, sources, timings)
+        .into_iter()
+        .map(|diagnostic| Finding {
+            diagnostic,
+            origin: unit.origin.clone(),
+        })
+        .collect()
+}
+
+/// Everything after loading: suppressions, the analyzer, the lint passes, levels.
+fn check_loaded(
+    krate: &CrateSources,
+    load_errors: &[SourceError],
+    config: &Config,
+    flags: &[LevelFlag],
+    sources: &SourceMap,
+    timings: &mut Timings,
+) -> Vec<Diagnostic> {
     timings.files += krate.files.len();
     timings.lines += krate
         .files
         .iter()
         .map(|f| sources.get(f.file).line_count())
         .sum::<usize>();
-    timings.parse += started.elapsed();
 
     let mut diagnostics: Vec<Diagnostic> = load_errors.iter().map(input_error).collect();
-    let (regions, suppress_errors) = suppressions(&krate, sources);
+    let (regions, suppress_errors) = suppressions(krate, sources);
     diagnostics.extend(suppress_errors.iter().map(input_error));
     diagnostics.extend(
         unknown_allow_names(&regions)
@@ -459,7 +477,7 @@ fn check_unit(
     );
 
     let started = Instant::now();
-    let ir = analyze_crate(&krate, sources, &analysis_options(config));
+    let ir = analyze_crate(krate, sources, &analysis_options(config));
     timings.lower += started.elapsed();
     diagnostics.extend(ir.errors.iter().map(input_error));
 
@@ -482,12 +500,38 @@ fn check_unit(
         }
     }
     diagnostics
-        .into_iter()
-        .map(|diagnostic| Finding {
-            diagnostic,
-            origin: unit.origin.clone(),
-        })
-        .collect()
+}
+
+/// The whole pipeline on one file held in memory, with the default configuration:
+/// parse, lower, lint. For fuzzing and embedding; `cargo tensor-lint FILE.rs` is the
+/// same on a file from disk.
+pub fn check_text(display: &str, text: String) -> (SourceMap, Vec<Diagnostic>) {
+    let mut sources = SourceMap::new();
+    let file = sources.add(PathBuf::from(display), display.to_string(), text);
+    let (krate, errors) = match syntax::parse_file(file, &sources.get(file).text) {
+        Ok(ast) => (
+            CrateSources {
+                name: "text".into(),
+                files: vec![syntax::ParsedFile {
+                    file,
+                    module_path: Vec::new(),
+                    ast,
+                }],
+            },
+            Vec::new(),
+        ),
+        Err(error) => (CrateSources::default(), vec![error]),
+    };
+    let config = Config::new(PathBuf::new());
+    let diagnostics = check_loaded(
+        &krate,
+        &errors,
+        &config,
+        &[],
+        &sources,
+        &mut Timings::default(),
+    );
+    (sources, diagnostics)
 }
 
 fn analysis_options(config: &Config) -> AnalysisOptions {
@@ -762,5 +806,20 @@ mod tests {
         assert!(is_suppressed(&finding("leak", true, 12), &regions));
         assert!(!is_suppressed(&finding("leak", true, 25), &regions));
         assert!(!is_suppressed(&finding("double_free", true, 12), &regions));
+    }
+
+    #[test]
+    fn check_text_runs_the_whole_pipeline_in_memory() {
+        let leaky = "use std::alloc::{alloc, Layout};\npub fn f(n: usize) -> f32 {\n    let p = unsafe { alloc(Layout::array::<f32>(n).unwrap()) } as *mut f32;\n    if n == 0 { return 0.0; }\n    let v = unsafe { *p };\n    std::mem::forget(v);\n    v\n}\n";
+        let (_, diagnostics) = check_text("k.rs", leaky.to_string());
+        assert!(
+            diagnostics
+                .iter()
+                .any(|d| d.code.as_deref() == Some("tensor_lint::leak")),
+            "{diagnostics:?}"
+        );
+        let (_, broken) = check_text("k.rs", "fn f( {".to_string());
+        assert_eq!(broken.len(), 1);
+        assert_eq!(broken[0].code, None);
     }
 }

@@ -18,3 +18,38 @@ pub mod fix;
 pub mod render;
 pub mod report;
 pub mod workspace;
+
+/// One fuzzing input through the whole pipeline and every renderer; panics are the
+/// bugs the fuzz target (`fuzz/`) looks for.
+pub fn fuzz_one(text: &str) {
+    use std::io::sink;
+    let (sources, diagnostics) = driver::check_text("fuzz.rs", text.to_string());
+    let origin = report::Origin {
+        package_id: "path+file:///fuzz#fuzz@0.0.0".into(),
+        manifest_path: "/fuzz/Cargo.toml".into(),
+        target_name: "fuzz".into(),
+        target_kind: vec!["bin".into()],
+        crate_types: vec!["bin".into()],
+        src_path: "/fuzz/fuzz.rs".into(),
+        edition: "2021".into(),
+    };
+    let findings = diagnostics
+        .into_iter()
+        .map(|diagnostic| report::Finding {
+            diagnostic,
+            origin: origin.clone(),
+        })
+        .collect();
+    let report = report::Report {
+        sources: &sources,
+        findings,
+    };
+    for format in render::MessageFormat::ALL {
+        let _ = render::render(
+            format,
+            &report,
+            &render::RenderOptions { color: false },
+            &mut sink(),
+        );
+    }
+}

@@ -53,3 +53,70 @@ fn a_file_rewritten_while_the_run_reads_it_never_crashes_it() {
     stop.store(true, Ordering::Relaxed);
     writer.join().unwrap();
 }
+
+/// A small deterministic fuzzer in the test suite (the long one is `scripts/fuzz.sh`):
+/// every fixture and demo file, cut, spliced and shuffled, through the whole pipeline
+/// and every renderer.
+#[test]
+fn mutated_fixtures_never_panic_the_pipeline() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    for dir in ["fixtures/ui", "fixtures/demo/src"] {
+        collect_rs(&root.join(dir), &mut files);
+    }
+    assert!(files.len() > 20, "the corpus is the fixtures and the demo");
+    let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+    let mut next = move |bound: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % bound.max(1) as u64) as usize
+    };
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap_or_default();
+        let lines: Vec<&str> = text.lines().collect();
+        for _ in 0..12 {
+            let mutated = match next(4) {
+                0 => text[..floor_boundary(&text, next(text.len() + 1))].to_string(),
+                1 => {
+                    let mut l = lines.clone();
+                    let last = l.len().saturating_sub(1);
+                    let (a, b) = (next(lines.len()).min(last), next(lines.len()).min(last));
+                    if !l.is_empty() {
+                        l.swap(a, b);
+                    }
+                    l.join("\n")
+                }
+                2 => {
+                    let at = floor_boundary(&text, next(text.len() + 1));
+                    let end = floor_boundary(&text, (at + next(40)).min(text.len()));
+                    format!("{}{}", &text[..at], &text[end..])
+                }
+                _ => {
+                    let at = floor_boundary(&text, next(text.len() + 1));
+                    let splice = lines.get(next(lines.len())).copied().unwrap_or("");
+                    format!("{}{}{}", &text[..at], splice, &text[at..])
+                }
+            };
+            cargo_tensor_lint::fuzz_one(&mutated);
+        }
+    }
+}
+
+fn floor_boundary(text: &str, mut at: usize) -> usize {
+    while at > 0 && !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
+fn collect_rs(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            collect_rs(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
