@@ -66,9 +66,10 @@ fn address(v: &View, idx: &[i64], env: &Env) -> Option<i128> {
 
 fn in_range(v: &View, idx: &[i64], env: &Env) -> bool {
     idx.len() == v.ndim()
-        && v.dims.iter().zip(idx).all(|(d, &x)| {
-            ev(&d.len, env).is_some_and(|l| 0 <= i128::from(x) && i128::from(x) < l)
-        })
+        && v.dims
+            .iter()
+            .zip(idx)
+            .all(|(d, &x)| ev(&d.len, env).is_some_and(|l| 0 <= i128::from(x) && i128::from(x) < l))
 }
 
 fn elem(v: &View) -> i128 {
@@ -214,7 +215,9 @@ fn judge(
         }
         Verdict::MustAlias => {
             if let Some(e) = none_at {
-                return Err(format!("{what}: MustAlias but no overlap at {e:?}: {ans:?}"));
+                return Err(format!(
+                    "{what}: MustAlias but no overlap at {e:?}: {ans:?}"
+                ));
             }
             if ans.undecided {
                 return Err(format!("{what}: MustAlias and undecided: {ans:?}"));
@@ -223,7 +226,9 @@ fn judge(
         Verdict::MayAlias => {}
     }
     if ans.verdict != Verdict::NoAlias && !ans.undecided && ans.witness.is_none() {
-        return Err(format!("{what}: overlap claimed without a witness: {ans:?}"));
+        return Err(format!(
+            "{what}: overlap claimed without a witness: {ans:?}"
+        ));
     }
     Ok(())
 }
@@ -251,14 +256,15 @@ fn check_overlap(a: &View, b: &View, asm: &Assumptions, syms: &[&str]) -> Result
                 && in_range(b, &w.b, env)
                 && match (address(a, &w.a, env), address(b, &w.b, env)) {
                     (Some(x), Some(y)) => {
-                        bytes_meet(a, x, b, y)
-                            && (i128::from(w.element) == x || !names_all(w, a))
+                        bytes_meet(a, x, b, y) && (i128::from(w.element) == x || !names_all(w, a))
                     }
                     _ => false,
                 }
         });
         if !ok {
-            return Err(format!("overlap: bad witness {w:?} for {a:?} / {b:?}: {ans:?}"));
+            return Err(format!(
+                "overlap: bad witness {w:?} for {a:?} / {b:?}: {ans:?}"
+            ));
         }
     }
     Ok(())
@@ -332,7 +338,10 @@ fn check_iterations(
     })?;
     if let (Some(w), false) = (&ans.witness, ans.undecided) {
         let ok = witness_valid(w, &envs, &|env| {
-            let (i, j) = (env.get(iter).copied(), env.get(&format!("{iter}'")).copied());
+            let (i, j) = (
+                env.get(iter).copied(),
+                env.get(&format!("{iter}'")).copied(),
+            );
             let (Some(i), Some(j)) = (i, j) else {
                 return false;
             };
@@ -432,7 +441,11 @@ fn gcd_with_symbolic_strides_that_may_be_zero() {
     let b = view(1, Expr::int(1), vec![(Expr::int(3), &n() * 2)]);
     ok(check_overlap(&a, &b, &Assumptions::new(), &["n"]));
     // With a length-1 axis of odd stride excluded and a symbolic length that may be 1.
-    let c = view(1, Expr::int(1), vec![(n(), Expr::int(3)), (Expr::int(2), Expr::int(2))]);
+    let c = view(
+        1,
+        Expr::int(1),
+        vec![(n(), Expr::int(3)), (Expr::int(2), Expr::int(2))],
+    );
     ok(check_overlap(&a, &c, &Assumptions::new(), &["n"]));
 }
 
@@ -449,7 +462,11 @@ fn gcd_with_mixed_element_sizes() {
 #[test]
 fn floor_division_of_negative_offsets() {
     // offset (n - 7)/2 (floor) vs an element at -2: n in [-2, 5] gives offsets -5..-1.
-    let a = view(1, (&n() - 7).div_floor(2), vec![(Expr::int(1), Expr::int(1))]);
+    let a = view(
+        1,
+        (&n() - 7).div_floor(2),
+        vec![(Expr::int(1), Expr::int(1))],
+    );
     let b = view(1, Expr::int(-2), vec![(Expr::int(1), Expr::int(1))]);
     ok(check_overlap(&a, &b, &Assumptions::new(), &["n"]));
     let c = view(1, (&n() - 7).rem(3), vec![(Expr::int(2), Expr::int(1))]);
@@ -463,10 +480,28 @@ fn floor_division_of_negative_offsets() {
 
 #[test]
 fn min_and_max_lengths() {
-    let a = view(1, Expr::int(0), vec![(n().minimum(&Expr::int(3)), Expr::int(1))]);
-    let b = view(1, Expr::int(2), vec![(m().maximum(&Expr::int(1)), Expr::int(1))]);
-    ok(check_overlap(&a, &b, &asm_of(vec![ge(n(), 0)]), &["n", "m"]));
-    ok(check_overlap(&a, &b, &asm_of(vec![ge(n(), 3)]), &["n", "m"]));
+    let a = view(
+        1,
+        Expr::int(0),
+        vec![(n().minimum(&Expr::int(3)), Expr::int(1))],
+    );
+    let b = view(
+        1,
+        Expr::int(2),
+        vec![(m().maximum(&Expr::int(1)), Expr::int(1))],
+    );
+    ok(check_overlap(
+        &a,
+        &b,
+        &asm_of(vec![ge(n(), 0)]),
+        &["n", "m"],
+    ));
+    ok(check_overlap(
+        &a,
+        &b,
+        &asm_of(vec![ge(n(), 3)]),
+        &["n", "m"],
+    ));
 }
 
 #[test]
@@ -511,15 +546,27 @@ fn internal_overlap_with_symbolic_strides() {
     let v = view(1, Expr::int(0), vec![(Expr::int(3), n())]);
     ok(check_internal(&v, &asm_of(vec![ge(n(), 0)]), &["n"]));
     // strides (n, 1) with length 2 on the inner axis: nested only when n >= 2.
-    let w = view(1, Expr::int(0), vec![(Expr::int(3), n()), (Expr::int(2), Expr::int(1))]);
+    let w = view(
+        1,
+        Expr::int(0),
+        vec![(Expr::int(3), n()), (Expr::int(2), Expr::int(1))],
+    );
     ok(check_internal(&w, &asm_of(vec![ge(n(), 1)]), &["n"]));
     ok(check_internal(&w, &asm_of(vec![ge(n(), 2)]), &["n"]));
     // A broadcast axis whose length may be 1.
-    let b = view(1, Expr::int(0), vec![(n(), Expr::int(0)), (Expr::int(2), Expr::int(1))]);
+    let b = view(
+        1,
+        Expr::int(0),
+        vec![(n(), Expr::int(0)), (Expr::int(2), Expr::int(1))],
+    );
     ok(check_internal(&b, &asm_of(vec![ge(n(), 1)]), &["n"]));
     ok(check_internal(&b, &asm_of(vec![ge(n(), 2)]), &["n"]));
     // Negative stride of unknown magnitude.
-    let c = view(1, Expr::int(0), vec![(Expr::int(3), -&n()), (n(), Expr::int(1))]);
+    let c = view(
+        1,
+        Expr::int(0),
+        vec![(Expr::int(3), -&n()), (n(), Expr::int(1))],
+    );
     ok(check_internal(&c, &asm_of(vec![ge(n(), 0)]), &["n"]));
 }
 
@@ -529,8 +576,16 @@ fn same_map_claims_hold_for_every_value() {
     let b = view(1, Expr::int(0), vec![(n(), m())]);
     // Different strides: same map only when n <= 1 or m == 1.
     assert!(!same_map(&a, &b, &Assumptions::new()));
-    assert!(same_map(&a, &b, &asm_of(vec![(n(), Cmp::Le, Expr::int(1))])));
-    assert!(same_map(&a, &b, &asm_of(vec![(m(), Cmp::Eq, Expr::int(1))])));
+    assert!(same_map(
+        &a,
+        &b,
+        &asm_of(vec![(n(), Cmp::Le, Expr::int(1))])
+    ));
+    assert!(same_map(
+        &a,
+        &b,
+        &asm_of(vec![(m(), Cmp::Eq, Expr::int(1))])
+    ));
     // Different element sizes never map alike.
     let mut c = a.clone();
     c.elem_bytes = 2;
@@ -572,9 +627,30 @@ fn iterations_over_empty_and_reversed_ranges() {
         assert_eq!(ans.verdict, Verdict::NoAlias, "{lo}..{hi}: {ans:?}");
     }
     // Symbolic ranges that may be empty or reversed.
-    ok(check_iterations(&v, "i", (n(), m()), None, &Assumptions::new(), &["n", "m"]));
-    ok(check_iterations(&v, "i", (Expr::int(0), n()), None, &asm_of(vec![ge(n(), 2)]), &["n"]));
-    ok(check_iterations(&v, "i", (Expr::int(0), n()), Some(4), &Assumptions::new(), &["n"]));
+    ok(check_iterations(
+        &v,
+        "i",
+        (n(), m()),
+        None,
+        &Assumptions::new(),
+        &["n", "m"],
+    ));
+    ok(check_iterations(
+        &v,
+        "i",
+        (Expr::int(0), n()),
+        None,
+        &asm_of(vec![ge(n(), 2)]),
+        &["n"],
+    ));
+    ok(check_iterations(
+        &v,
+        "i",
+        (Expr::int(0), n()),
+        Some(4),
+        &Assumptions::new(),
+        &["n"],
+    ));
 }
 
 #[test]
@@ -588,7 +664,14 @@ fn iterations_with_a_step_that_may_be_zero_or_negative() {
         asm_of(vec![ge(n(), 2)]),
         asm_of(vec![(n(), Cmp::Le, Expr::int(-2))]),
     ] {
-        ok(check_iterations(&v, "i", (Expr::int(0), Expr::int(3)), None, &asm, &["n"]));
+        ok(check_iterations(
+            &v,
+            "i",
+            (Expr::int(0), Expr::int(3)),
+            None,
+            &asm,
+            &["n"],
+        ));
     }
 }
 
@@ -596,11 +679,32 @@ fn iterations_with_a_step_that_may_be_zero_or_negative() {
 fn iterations_concrete_with_first_iteration_not_zero() {
     let i = Expr::sym("i");
     let v = view(1, &i * 3, vec![(Expr::int(4), Expr::int(1))]);
-    ok(check_iterations(&v, "i", (Expr::int(-3), Expr::int(-1)), None, &Assumptions::new(), &[]));
-    ok(check_iterations(&v, "i", (Expr::int(5), Expr::int(8)), None, &Assumptions::new(), &[]));
+    ok(check_iterations(
+        &v,
+        "i",
+        (Expr::int(-3), Expr::int(-1)),
+        None,
+        &Assumptions::new(),
+        &[],
+    ));
+    ok(check_iterations(
+        &v,
+        "i",
+        (Expr::int(5), Expr::int(8)),
+        None,
+        &Assumptions::new(),
+        &[],
+    ));
     // Step beyond the span: no overlap.
     let w = view(1, &i * 4, vec![(Expr::int(4), Expr::int(1))]);
-    ok(check_iterations(&w, "i", (Expr::int(-2), Expr::int(3)), None, &Assumptions::new(), &[]));
+    ok(check_iterations(
+        &w,
+        "i",
+        (Expr::int(-2), Expr::int(3)),
+        None,
+        &Assumptions::new(),
+        &[],
+    ));
 }
 
 #[test]
@@ -609,14 +713,36 @@ fn banded_tiles_with_a_shorter_last_band() {
     let w = Expr::int(2);
     let rows = n();
     let height = band.minimum(&(&rows - &(&band * &b)));
-    let tile = view(4, &(&band * &w) * &b, vec![(height.clone(), w.clone()), (w.clone(), Expr::int(1))]);
+    let tile = view(
+        4,
+        &(&band * &w) * &b,
+        vec![(height.clone(), w.clone()), (w.clone(), Expr::int(1))],
+    );
     let count = (&(&rows + &band) - 1).div_floor(band.clone());
     let asm = asm_of(vec![ge(band.clone(), 1), ge(rows.clone(), 1)]);
-    ok(check_iterations(&tile, "b", (Expr::int(0), count.clone()), None, &asm, &["band", "n"]));
+    ok(check_iterations(
+        &tile,
+        "b",
+        (Expr::int(0), count.clone()),
+        None,
+        &asm,
+        &["band", "n"],
+    ));
     // A band one row too tall overlaps the next.
     let tall = band.minimum(&(&rows - &(&band * &b))) + 1;
-    let t2 = view(4, &(&band * &w) * &b, vec![(tall, w.clone()), (w, Expr::int(1))]);
-    ok(check_iterations(&t2, "b", (Expr::int(0), count), None, &asm, &["band", "n"]));
+    let t2 = view(
+        4,
+        &(&band * &w) * &b,
+        vec![(tall, w.clone()), (w, Expr::int(1))],
+    );
+    ok(check_iterations(
+        &t2,
+        "b",
+        (Expr::int(0), count),
+        None,
+        &asm,
+        &["band", "n"],
+    ));
 }
 
 #[test]
@@ -625,19 +751,47 @@ fn bounded_tiles_with_a_negative_min_coefficient_length() {
     let i = Expr::sym("i");
     let len = Expr::int(3) - i.minimum(&Expr::int(2));
     let v = view(1, &i * 2, vec![(len, Expr::int(1))]);
-    ok(check_iterations(&v, "i", (Expr::int(0), n()), None, &asm_of(vec![ge(n(), 0)]), &["n"]));
+    ok(check_iterations(
+        &v,
+        "i",
+        (Expr::int(0), n()),
+        None,
+        &asm_of(vec![ge(n(), 0)]),
+        &["n"],
+    ));
     // Length min(2, n - i) + min(i, 1): a min with the iteration on both sides.
     let len = Expr::int(2).minimum(&(&n() - &i)) + i.minimum(&Expr::int(1));
     let v = view(1, &i * 2, vec![(len, Expr::int(1))]);
-    ok(check_iterations(&v, "i", (Expr::int(0), n()), None, &asm_of(vec![ge(n(), 0)]), &["n"]));
+    ok(check_iterations(
+        &v,
+        "i",
+        (Expr::int(0), n()),
+        None,
+        &asm_of(vec![ge(n(), 0)]),
+        &["n"],
+    ));
 }
 
 #[test]
 fn iterations_share_cache_line_with_negative_offsets() {
     let i = Expr::sym("i");
     let v = view(4, &(-&i) * 2 - 1, vec![(Expr::int(1), Expr::int(1))]);
-    ok(check_iterations(&v, "i", (Expr::int(0), Expr::int(4)), Some(16), &Assumptions::new(), &[]));
-    ok(check_iterations(&v, "i", (Expr::int(0), n()), Some(16), &asm_of(vec![ge(n(), 2)]), &["n"]));
+    ok(check_iterations(
+        &v,
+        "i",
+        (Expr::int(0), Expr::int(4)),
+        Some(16),
+        &Assumptions::new(),
+        &[],
+    ));
+    ok(check_iterations(
+        &v,
+        "i",
+        (Expr::int(0), n()),
+        Some(16),
+        &asm_of(vec![ge(n(), 2)]),
+        &["n"],
+    ));
 }
 
 // ---------------------------------------------------------------------------------------
@@ -650,7 +804,10 @@ fn huge_strides_do_not_overflow_into_a_wrong_verdict() {
     let a = View::strided(RootId(0), 8, 0, &[1_000_000], &[big]);
     let last = big * 999_999;
     let b = View::strided(RootId(0), 8, last + 1, &[1], &[1]);
-    assert_eq!(overlap(&a, &b, &Assumptions::new()).verdict, Verdict::NoAlias);
+    assert_eq!(
+        overlap(&a, &b, &Assumptions::new()).verdict,
+        Verdict::NoAlias
+    );
     let c = View::strided(RootId(0), 8, last, &[1], &[1]);
     let ans = overlap(&a, &c, &Assumptions::new());
     assert_eq!(ans.verdict, Verdict::MustAlias, "{ans:?}");
@@ -742,8 +899,7 @@ fn dims() -> impl Strategy<Value = Vec<(Expr, Expr)>> {
 }
 
 fn sym_view(elems: &'static [u32]) -> impl Strategy<Value = View> {
-    (proptest::sample::select(elems), small_expr(), dims())
-        .prop_map(|(e, off, d)| view(e, off, d))
+    (proptest::sample::select(elems), small_expr(), dims()).prop_map(|(e, off, d)| view(e, off, d))
 }
 
 fn assumptions() -> impl Strategy<Value = Assumptions> {
@@ -854,7 +1010,14 @@ fn neighbour_lines_need_two_iterations_in_the_range() {
     let v = view(4, Expr::sym("i"), vec![(Expr::int(1), Expr::int(1))]);
     let asm = asm_of(vec![(n(), Cmp::Le, Expr::int(1))]);
     let ans = iterations_share_cache_line(&v, "i", (Expr::int(0), n()), 64, &asm);
-    ok(check_iterations(&v, "i", (Expr::int(0), n()), Some(64), &asm, &["n"]));
+    ok(check_iterations(
+        &v,
+        "i",
+        (Expr::int(0), n()),
+        Some(64),
+        &asm,
+        &["n"],
+    ));
     assert_eq!(ans.verdict, Verdict::NoAlias, "{ans:?}");
 }
 
@@ -874,7 +1037,13 @@ fn neighbour_lines_with_huge_lengths_do_not_overflow() {
         ],
     );
     let r = std::panic::catch_unwind(|| {
-        iterations_share_cache_line(&v, "i", (Expr::int(0), Expr::int(2)), 64, &Assumptions::new())
+        iterations_share_cache_line(
+            &v,
+            "i",
+            (Expr::int(0), Expr::int(2)),
+            64,
+            &Assumptions::new(),
+        )
     });
     assert!(r.is_ok(), "iterations_share_cache_line panicked");
 }
@@ -884,10 +1053,31 @@ fn neighbour_lines_with_a_negative_step_and_a_late_first_iteration() {
     let i = Expr::sym("i");
     let v = view(2, &(-&i) * 3 + 5, vec![(Expr::int(2), Expr::int(1))]);
     for (lo, hi) in [(-4, -1), (3, 5), (7, 8)] {
-        ok(check_iterations(&v, "i", (Expr::int(lo), Expr::int(hi)), Some(8), &Assumptions::new(), &[]));
+        ok(check_iterations(
+            &v,
+            "i",
+            (Expr::int(lo), Expr::int(hi)),
+            Some(8),
+            &Assumptions::new(),
+            &[],
+        ));
     }
-    ok(check_iterations(&v, "i", (Expr::int(2), n()), Some(8), &asm_of(vec![ge(n(), 4)]), &["n"]));
-    ok(check_iterations(&v, "i", (Expr::int(2), n()), Some(8), &Assumptions::new(), &["n"]));
+    ok(check_iterations(
+        &v,
+        "i",
+        (Expr::int(2), n()),
+        Some(8),
+        &asm_of(vec![ge(n(), 4)]),
+        &["n"],
+    ));
+    ok(check_iterations(
+        &v,
+        "i",
+        (Expr::int(2), n()),
+        Some(8),
+        &Assumptions::new(),
+        &["n"],
+    ));
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1007,11 +1197,18 @@ fn overlap_witness_element_when_a_shared_base_cancels() {
     let b = view(1, &k + 1, vec![(n(), Expr::int(1))]);
     let asm = asm_of(vec![ge(n(), 2)]);
     let ans = overlap(&a, &b, &asm);
-    let w = ans.witness.clone().unwrap_or_else(|| panic!("no witness: {ans:?}"));
+    let w = ans
+        .witness
+        .clone()
+        .unwrap_or_else(|| panic!("no witness: {ans:?}"));
     let env = witness_env(&w);
     let at_a = address(&a, &w.a, &env);
     assert_eq!(at_a, address(&b, &w.b, &env), "{ans:?}");
-    assert_eq!(at_a, Some(i128::from(w.element)), "element not at a's address: {ans:?}");
+    assert_eq!(
+        at_a,
+        Some(i128::from(w.element)),
+        "element not at a's address: {ans:?}"
+    );
 }
 
 #[test]
@@ -1021,11 +1218,18 @@ fn internal_witness_element_when_the_offset_cancels() {
     let v = view(1, k, vec![(Expr::int(2), n()), (&n() + 1, Expr::int(1))]);
     let asm = asm_of(vec![ge(n(), 1)]);
     let ans = internal_overlap(&v, &asm);
-    let w = ans.witness.clone().unwrap_or_else(|| panic!("no witness: {ans:?}"));
+    let w = ans
+        .witness
+        .clone()
+        .unwrap_or_else(|| panic!("no witness: {ans:?}"));
     let env = witness_env(&w);
     let at_a = address(&v, &w.a, &env);
     assert_eq!(at_a, address(&v, &w.b, &env), "{ans:?}");
-    assert_eq!(at_a, Some(i128::from(w.element)), "element not at a's address: {ans:?}");
+    assert_eq!(
+        at_a,
+        Some(i128::from(w.element)),
+        "element not at a's address: {ans:?}"
+    );
 }
 
 #[test]
@@ -1034,11 +1238,18 @@ fn iteration_witness_element_when_the_base_pointer_cancels() {
     let (p, i) = (Expr::sym("p"), Expr::sym("i"));
     let v = view(1, &p + &(&i * 4), vec![(Expr::int(8), Expr::int(1))]);
     let ans = iterations_overlap(&v, "i", (Expr::int(0), n()), &asm_of(vec![ge(n(), 2)]));
-    let w = ans.witness.clone().unwrap_or_else(|| panic!("no witness: {ans:?}"));
+    let w = ans
+        .witness
+        .clone()
+        .unwrap_or_else(|| panic!("no witness: {ans:?}"));
     let env = witness_env(&w);
     let vi = v.subst("i", &Expr::int(env.get("i").copied().unwrap_or(-1) as i64));
     let at_a = address(&vi, &w.a, &env);
-    assert_eq!(at_a, Some(i128::from(w.element)), "element not at a's address: {ans:?}");
+    assert_eq!(
+        at_a,
+        Some(i128::from(w.element)),
+        "element not at a's address: {ans:?}"
+    );
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1164,5 +1375,179 @@ proptest! {
                 prop_assert!(truth_same_map(&a, &b, &e) != Some(false), "same_map claimed but differ at {e:?}: {a:?} / {b:?}");
             }
         }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// assorted symbolic corners (regression tests: the oracle answers these correctly)
+
+#[test]
+fn strides_that_assumptions_pin_to_zero() {
+    let asm = asm_of(vec![(n(), Cmp::Eq, Expr::int(0))]);
+    let v = view(
+        4,
+        Expr::int(3),
+        vec![(Expr::int(2), n()), (Expr::int(2), Expr::int(1))],
+    );
+    ok(check_internal(&v, &asm, &["n"]));
+    assert_eq!(internal_overlap(&v, &asm).verdict, Verdict::MustAlias);
+    let w = view(4, Expr::int(4), vec![(Expr::int(3), n())]);
+    ok(check_overlap(&v, &w, &asm, &["n"]));
+    assert_eq!(overlap(&v, &w, &asm).verdict, Verdict::MustAlias);
+}
+
+#[test]
+fn rows_moving_by_a_symbolic_pitch_in_either_direction() {
+    let i = Expr::sym("i");
+    for sign in [1i64, -1] {
+        let row = view(4, &(&i * &n()) * sign, vec![(n(), Expr::int(1))]);
+        ok(check_iterations(
+            &row,
+            "i",
+            (Expr::int(0), m()),
+            None,
+            &Assumptions::new(),
+            &["n", "m"],
+        ));
+        let asm = asm_of(vec![ge(n(), 1)]);
+        let ans = iterations_overlap(&row, "i", (Expr::int(0), m()), &asm);
+        assert_eq!(ans.verdict, Verdict::NoAlias, "{ans:?}");
+        // One element wider than the pitch: neighbours overlap whenever there are two.
+        let wide = view(4, &(&i * &n()) * sign, vec![(&n() + 1, Expr::int(1))]);
+        ok(check_iterations(
+            &wide,
+            "i",
+            (Expr::int(0), m()),
+            None,
+            &asm,
+            &["n", "m"],
+        ));
+        let asm2 = asm_of(vec![ge(n(), 1), ge(m(), 2)]);
+        ok(check_iterations(
+            &wide,
+            "i",
+            (Expr::int(0), m()),
+            None,
+            &asm2,
+            &["n", "m"],
+        ));
+    }
+}
+
+#[test]
+fn floor_division_strides_and_max_offsets() {
+    let a = view(
+        1,
+        n().maximum(&Expr::int(0)),
+        vec![(Expr::int(3), n().div_floor(2))],
+    );
+    let b = view(1, Expr::int(2), vec![(m(), Expr::int(1))]);
+    ok(check_overlap(&a, &b, &Assumptions::new(), &["n", "m"]));
+    ok(check_overlap(
+        &a,
+        &b,
+        &asm_of(vec![ge(n(), 2), ge(m(), 1)]),
+        &["n", "m"],
+    ));
+    ok(check_internal(&a, &asm_of(vec![ge(n(), -2)]), &["n"]));
+    // Remainder strides: (n % 3) may be zero.
+    let c = view(
+        1,
+        Expr::int(0),
+        vec![(Expr::int(3), n().rem(3)), (Expr::int(2), Expr::int(1))],
+    );
+    ok(check_internal(&c, &Assumptions::new(), &["n"]));
+    ok(check_internal(&c, &asm_of(vec![ge(n(), 1)]), &["n"]));
+}
+
+#[test]
+fn chunks_of_a_symbolic_vector_with_a_short_last_chunk() {
+    // chunks_mut(c) of an n-vector: iteration i writes [i*c, min((i+1)*c, n)).
+    let v = View::contiguous(RootId(0), 4, vec![n()]);
+    let c = Expr::sym("c");
+    let Some(chunk) = v.chunk(0, Expr::sym("i"), c.clone()) else {
+        panic!("no chunk");
+    };
+    let count = (&(&n() + &c) - 1).div_floor(c.clone());
+    let asm = asm_of(vec![ge(c.clone(), 1), ge(n(), 0)]);
+    ok(check_iterations(
+        &chunk,
+        "i",
+        (Expr::int(0), count.clone()),
+        None,
+        &asm,
+        &["n", "c"],
+    ));
+    let ans = iterations_overlap(&chunk, "i", (Expr::int(0), count.clone()), &asm);
+    assert_eq!(ans.verdict, Verdict::NoAlias, "{ans:?}");
+    // Cache lines: 4-byte elements in chunks of c < 16 share lines for some sizes.
+    ok(check_iterations(
+        &chunk,
+        "i",
+        (Expr::int(0), count),
+        Some(16),
+        &asm,
+        &["n", "c"],
+    ));
+}
+
+// ---------------------------------------------------------------------------------------
+// extreme concrete values: no panics, and the concrete answers stay exact
+
+fn extreme() -> impl Strategy<Value = i64> {
+    proptest::sample::select(
+        &[
+            i64::MIN,
+            i64::MIN + 1,
+            -(1i64 << 62),
+            -1_000_000_000_000,
+            -1,
+            0,
+            1,
+            2,
+            1_000_000,
+            1_000_000_000_000,
+            1i64 << 62,
+            i64::MAX - 1,
+            i64::MAX,
+        ][..],
+    )
+}
+
+fn extreme_view() -> impl Strategy<Value = View> {
+    (
+        proptest::sample::select(&[1u32, 8, u32::MAX][..]),
+        extreme(),
+        proptest::collection::vec(
+            (
+                prop_oneof![extreme(), 0i64..=3],
+                prop_oneof![extreme(), -3i64..=3],
+            ),
+            1..=3,
+        ),
+    )
+        .prop_map(|(e, off, d)| {
+            let (shape, strides): (Vec<i64>, Vec<i64>) =
+                d.into_iter().map(|(l, s)| (l.max(0), s)).unzip();
+            View::strided(RootId(0), e, off, &shape, &strides)
+        })
+}
+
+proptest! {
+    #![proptest_config(cfg(40))]
+
+    #[test]
+    fn extreme_concrete_views_never_panic(a in extreme_view(), b in extreme_view(), step in extreme()) {
+        let asm = Assumptions::new();
+        let r = std::panic::catch_unwind(|| {
+            let _ = overlap(&a, &b, &asm);
+            let _ = internal_overlap(&a, &asm);
+            let _ = share_cache_line(&a, &b, 64, &asm);
+            let _ = same_map(&a, &b, &asm);
+            let v = a.offset_by(&Expr::sym("i") * step);
+            let _ = iterations_overlap(&v, "i", (Expr::int(0), Expr::int(i64::MAX)), &asm);
+            let _ = iterations_share_cache_line(&v, "i", (Expr::int(i64::MIN), Expr::int(i64::MAX)), 64, &asm);
+        });
+        prop_assert!(r.is_ok(), "panicked on {a:?} / {b:?} / step {step}");
     }
 }

@@ -165,6 +165,21 @@ fn index_values(values: &BTreeMap<String, i128>, prefix: &str, n: usize) -> Vec<
         .collect()
 }
 
+/// The solver's values with every symbol of `views` the model did not name set to 0.
+///
+/// A symbol that cancels out of the address equation (a shared base offset `k`) never
+/// reaches the solver, so any value of it works; the witness must still name one, or
+/// its element could not be computed.
+fn completed(values: &BTreeMap<String, i128>, views: &[&View]) -> BTreeMap<String, i128> {
+    let mut out = values.clone();
+    for view in views {
+        for symbol in view.symbols() {
+            out.entry(symbol).or_insert(0);
+        }
+    }
+    out
+}
+
 fn element_of(v: &View, idx: &[i64], values: &BTreeMap<String, i128>) -> i64 {
     let index: Vec<Expr> = idx.iter().map(|&x| Expr::int(x)).collect();
     let env = |s: &str| values.get(s).copied();
@@ -408,6 +423,7 @@ fn overlap_problem<'a>(a: &View, b: &View, asm: &'a Assumptions) -> Problem<'a> 
 fn solver_overlap(a: &View, b: &View, asm: &Assumptions) -> Answer {
     let problem = overlap_problem(a, b, asm);
     solver_answer(&problem, |values| {
+        let values = &completed(values, &[a, b]);
         let xa = index_values(values, "%a", a.ndim());
         let xb = index_values(values, "%b", b.ndim());
         Witness {
@@ -659,6 +675,7 @@ fn solver_internal(v: &View, asm: &Assumptions) -> Answer {
         equation: Some(equation),
     };
     solver_answer(&problem, |values| {
+        let values = &completed(values, &[v]);
         let a = index_values(values, "%a", v.ndim());
         let b = index_values(values, "%b", v.ndim());
         Witness {
@@ -789,6 +806,7 @@ fn share_line_unrecorded(a: &View, b: &View, line_bytes: u32, asm: &Assumptions)
         equation: None,
     };
     solver_answer(&problem, |values| {
+        let values = &completed(values, &[a, b]);
         let xa = index_values(values, "%a", a.ndim());
         let xb = index_values(values, "%b", b.ndim());
         Witness {
@@ -809,6 +827,7 @@ fn other_iter(iter: &str) -> String {
 }
 
 fn iteration_witness(v: &View, iter: &str, values: &BTreeMap<String, i128>) -> Witness {
+    let values = &completed(values, &[v]);
     let xa = index_values(values, "%a", v.ndim());
     let xb = index_values(values, "%b", v.ndim());
     let i = values.get("%i").copied().unwrap_or(0);

@@ -199,7 +199,13 @@ impl Expr {
     pub fn div_floor(&self, d: impl Into<Expr>) -> Expr {
         let d = d.into();
         if let Some(k) = d.as_const() {
-            if k != 0 && self.non_constant_part().terms.values().all(|c| c % k == 0) {
+            if k != 0
+                && self
+                    .non_constant_part()
+                    .terms
+                    .values()
+                    .all(|c| c.checked_rem(k) == Some(0))
+            {
                 let mut terms = BTreeMap::new();
                 let mut exact = true;
                 for (m, c) in &self.terms {
