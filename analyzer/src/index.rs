@@ -737,7 +737,13 @@ mod tests {
         )]);
         let idx = ItemIndex::build(&k);
         assert!(idx.errors.is_empty(), "{:?}", idx.errors);
-        let by_name = |n: &str| &idx.fns.iter().find(|f| f.name == n).expect("indexed").annotations;
+        let by_name = |n: &str| {
+            &idx.fns
+                .iter()
+                .find(|f| f.name == n)
+                .expect("indexed")
+                .annotations
+        };
         assert_eq!(by_name("close").frees, [0]);
         assert_eq!(by_name("rows").view_of, Some(0));
         assert_eq!(by_name("fill").inplace, [0, 1]);

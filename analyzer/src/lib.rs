@@ -11,15 +11,15 @@
 //!   [`source::SourceError`]s or unknown values; solver time-outs become "may alias".
 //! - Deterministic: the same files give the same facts in the same order.
 
-pub mod source;
-pub mod suppress;
-pub mod lexical;
-pub mod oracle;
-pub mod syntax;
+pub mod dataflow;
 pub mod index;
 pub mod ir;
+pub mod lexical;
 pub mod lower;
 pub mod models;
-pub mod summary;
-pub mod dataflow;
+pub mod oracle;
 pub mod program;
+pub mod source;
+pub mod summary;
+pub mod suppress;
+pub mod syntax;

@@ -36,9 +36,12 @@ crate::declare_lint! {
     /// (`if p.is_null() { return }`) is not held on that path. Two branches on one
     /// flag that is never reassigned take the same side, so
     /// `if need { alloc } .. if need { release }` is quiet. Owners with `Drop`
-    /// (`Vec`, `Array`, tensors) are released on every exit by the compiler and are
-    /// only reported once ownership is given up with `mem::forget`, `Box::leak`,
-    /// `Box::into_raw` or `ManuallyDrop::new`.
+    /// (`Vec`, `Array`, tensors, the crate's own types with an `impl Drop`) are released
+    /// on every exit by the compiler and are only reported once ownership is given up
+    /// with `mem::forget`, `Box::leak`, `Box::into_raw` or `ManuallyDrop::new`; a bitwise
+    /// copy (`mem::transmute_copy`, `ptr::read`) of a forgotten owner takes it over.
+    /// Memory returned inside a tuple, an array or a struct reaches the caller, and so
+    /// does memory a method takes as `self` and gives back as `Self`.
     /// ```rust,ignore
     /// fn voxelize(pool: &Pool, points: &[f32]) -> Result<(), Error> {
     ///     validate(points)?;

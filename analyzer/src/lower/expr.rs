@@ -753,6 +753,21 @@ impl Lowerer<'_, '_, '_> {
         v
     }
 
+    /// A bitwise copy of `src` (`mem::transmute_copy(&x)`, `ptr::read(&x)`). The copy of
+    /// an owner owns the same memory: whichever of the two is forgotten, the other one
+    /// carries the duty to release it, and if neither is, both release it.
+    fn bit_copy(&mut self, src: Option<ValueId>, span: Span) -> ValueId {
+        let Some(src) = src.filter(|&v| self.val(v).kind.is_memory()) else {
+            return self.unknown(span);
+        };
+        let owner = self.val(src).kind.clone();
+        let copy = self.derive_view(src, ViewOp::Whole, span);
+        if let ValueKind::Root(r) = owner {
+            self.val_mut(copy).kind = ValueKind::Root(r);
+        }
+        copy
+    }
+
     /// A value owning new memory of `root`, with an `Alloc` op.
     pub(crate) fn alloc_value(
         &mut self,
@@ -1176,6 +1191,23 @@ impl Lowerer<'_, '_, '_> {
                 );
             }
         }
+        // A method that takes an owner by value and returns its own type
+        // (`Buffer::new(n).filled(x)`) hands the same owner back: the result carries the
+        // duty to release it, so neither the argument's drop nor a leak is reported here.
+        if summary.returns == ReturnSummary::Nothing {
+            let handed_back = self
+                .ctx
+                .index
+                .fn_item(idx)
+                .and_then(|item| param_handed_back(item.sig, item.self_ty.as_deref()));
+            let owner = handed_back
+                .and_then(arg)
+                .filter(|&v| matches!(self.val(v).kind, ValueKind::Root(_)));
+            if let Some(v) = owner {
+                self.mark_moved(v);
+                return self.bit_copy(Some(v), span);
+            }
+        }
         match summary.returns {
             ReturnSummary::Nothing => dst,
             ReturnSummary::ViewOf(i) => match arg(i) {
@@ -1190,9 +1222,39 @@ impl Lowerer<'_, '_, '_> {
                 None => dst,
             },
             ReturnSummary::Alloc(released_by) => {
+                let released_by = if self.returns_drop_type(idx) {
+                    ReleasedBy::Drop
+                } else {
+                    released_by
+                };
                 self.alloc_value(name, 4, None, released_by, TyClass::Unknown, span)
             }
         }
+    }
+
+    /// Whether crate-local function `idx` returns, unannotated, a value of a type the
+    /// crate implements `Drop` for: that value frees its memory when it is dropped, on
+    /// every path the compiler sees, as a `Vec` does (`Buffer::new` wrapping
+    /// `std::alloc::alloc`, released in `impl Drop for Buffer`).
+    fn returns_drop_type(&self, idx: usize) -> bool {
+        let Some(item) = self.ctx.index.fn_item(idx) else {
+            return false;
+        };
+        if item.annotations.alloc {
+            return false;
+        }
+        let syn::ReturnType::Type(_, ret) = &item.sig.output else {
+            return false;
+        };
+        let Some(ty) = owned_type_name(ret, item.self_ty.as_deref()) else {
+            return false;
+        };
+        self.ctx
+            .index
+            .methods_named(Some(&ty), "drop")
+            .into_iter()
+            .filter_map(|m| self.ctx.index.fn_item(m))
+            .any(|m| m.trait_name.as_deref() == Some("Drop") && m.self_ty.as_deref() == Some(&ty))
     }
 
     fn method_call(&mut self, m: &syn::ExprMethodCall, span: Span) -> ValueId {
@@ -1536,6 +1598,16 @@ impl Lowerer<'_, '_, '_> {
             },
             Sem::FromRawParts => self.view_from_raw(nth(0), nth(1), None, span),
             Sem::FromShapePtr => self.view_from_raw(nth(1), None, nth(0), span),
+            Sem::PtrRead
+                if recv.is_none()
+                    && mem(self, nth(0))
+                        .is_some_and(|v| matches!(self.val(v).kind, ValueKind::Root(_))) =>
+            {
+                // `ptr::read(&v)` reads the owner itself, not an element through it; a
+                // method named `read` on an owner (`lock.read()`) is no such copy.
+                self.bit_copy(nth(0), span)
+            }
+            Sem::BitCopy(n) => self.bit_copy(nth(n), span),
             Sem::PtrRead => {
                 if let Some(p) = mem(self, nth(0)) {
                     let region = self.val(p).view.clone();
@@ -1615,11 +1687,15 @@ impl Lowerer<'_, '_, '_> {
                 self.unknown(span)
             }
             Sem::Release(ReleaseHow::Drop, n)
-                if mem(self, nth(n))
-                    .is_some_and(|v| matches!(self.val(v).kind, ValueKind::RawPtr(_))) =>
+                if mem(self, nth(n)).is_some_and(|v| match self.val(v).kind {
+                    ValueKind::RawPtr(_) => true,
+                    ValueKind::View(_) => name.contains("drop_in_place"),
+                    _ => false,
+                }) =>
             {
                 // `ptr::drop_in_place(p)` runs the pointee's destructor and frees no
-                // buffer; `drop(p)` of a raw pointer does nothing to its memory.
+                // buffer: of a borrowed slice it drops the elements, and the memory stays
+                // with its owner. `drop(p)` of a raw pointer does nothing to its memory.
                 if let Some(p) = mem(self, nth(n)).filter(|_| name.contains("drop_in_place")) {
                     let region = self.val(p).view.clone();
                     self.emit(Op::Write { value: p, region }, span);
@@ -2289,5 +2365,39 @@ fn last_token_leaf(e: &syn::Expr) -> proc_macro2::Span {
         | syn::Expr::Let(_)
         | syn::Expr::If(_) => proc_macro2::Span::call_site(),
         other => last_token(other),
+    }
+}
+
+/// The parameter (the receiver first) that `sig` takes by value and whose type it
+/// returns: a builder-style method (`fn filled(mut self, x: T) -> Self`) gives back the
+/// owner it was handed.
+fn param_handed_back(sig: &syn::Signature, self_ty: Option<&str>) -> Option<usize> {
+    let syn::ReturnType::Type(_, ret) = &sig.output else {
+        return None;
+    };
+    let ret = owned_type_name(ret, self_ty)?;
+    sig.inputs.iter().position(|input| match input {
+        syn::FnArg::Receiver(r) => {
+            r.reference.is_none() && owned_type_name(&r.ty, self_ty).as_ref() == Some(&ret)
+        }
+        syn::FnArg::Typed(t) => owned_type_name(&t.ty, self_ty).as_ref() == Some(&ret),
+    })
+}
+
+/// The name of an owned path type, with `Self` spelled as the `impl`'s type; `None` for
+/// references, pointers and anything that is not a plain path.
+fn owned_type_name(ty: &syn::Type, self_ty: Option<&str>) -> Option<String> {
+    match ty {
+        syn::Type::Paren(p) => owned_type_name(&p.elem, self_ty),
+        syn::Type::Group(g) => owned_type_name(&g.elem, self_ty),
+        syn::Type::Path(p) if p.qself.is_none() => {
+            let last = p.path.segments.last()?.ident.to_string();
+            if last == "Self" {
+                self_ty.map(str::to_string)
+            } else {
+                Some(last)
+            }
+        }
+        _ => None,
     }
 }

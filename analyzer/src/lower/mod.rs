@@ -796,16 +796,37 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
         }
     }
 
-    /// Records the return of `v` as an escape when it carries memory.
+    /// Records the return of `v` as an escape when it carries memory. Memory inside a
+    /// returned tuple, array or struct literal reaches the caller too, so every part
+    /// that carries memory escapes with it.
     pub(crate) fn emit_return_escape(&mut self, v: ValueId, span: Span) {
-        if self.val(v).kind.is_memory() {
-            self.emit(
-                Op::Escape {
-                    value: v,
-                    how: crate::ir::EscapeKind::Returned,
-                },
-                span,
-            );
+        let mut work = vec![v];
+        let mut seen = std::collections::HashSet::new();
+        while let Some(v) = work.pop() {
+            if !seen.insert(v) {
+                continue;
+            }
+            if self.val(v).kind.is_memory() {
+                self.emit(
+                    Op::Escape {
+                        value: v,
+                        how: crate::ir::EscapeKind::Returned,
+                    },
+                    span,
+                );
+            }
+            if let Some(parts) = self.tuples.get(&v) {
+                work.extend(parts.iter().rev());
+            }
+            // Fields in name order, so the ops come out in the same order every run.
+            let mut fields: Vec<(&String, ValueId)> = self
+                .fields
+                .iter()
+                .filter(|((owner, _), _)| *owner == v)
+                .map(|((_, name), &field)| (name, field))
+                .collect();
+            fields.sort();
+            work.extend(fields.into_iter().rev().map(|(_, field)| field));
         }
     }
 
@@ -1368,5 +1389,130 @@ mod inplace_tests {
         );
         let all = ir.functions().find(|f| f.name == "all").expect("all");
         assert!(!ops(all).iter().any(|op| matches!(op, Op::InPlace { .. })));
+    }
+}
+
+#[cfg(test)]
+mod escape_tests {
+    use crate::ir::{EscapeKind, FnIr, Op, ValueKind};
+    use crate::program::analyze_text;
+
+    fn lower_one(text: &str) -> FnIr {
+        let (ir, _) = analyze_text(text);
+        ir.functions().last().cloned().expect("one function")
+    }
+
+    fn ops(f: &FnIr) -> Vec<&Op> {
+        f.stmts().map(|(_, _, s)| &s.op).collect()
+    }
+
+    /// The roots of `f` that some `Escape` of kind `Returned` reaches.
+    fn returned_roots(f: &FnIr) -> Vec<crate::ir::RootId> {
+        let pt = crate::dataflow::PointsTo::compute(f);
+        let mut roots: Vec<_> = ops(f)
+            .into_iter()
+            .filter_map(|op| match op {
+                Op::Escape {
+                    value,
+                    how: EscapeKind::Returned,
+                } => Some(pt.roots(*value).to_vec()),
+                _ => None,
+            })
+            .flatten()
+            .collect();
+        roots.sort_unstable();
+        roots.dedup();
+        roots
+    }
+
+    #[test]
+    fn allocations_returned_inside_tuples_arrays_and_structs_escape() {
+        let header = "use std::alloc::{alloc, Layout};
+             struct Pair { a: *mut u8, b: *mut u8 }";
+        for body in [
+            "fn k(l: Layout) -> (*mut u8, usize) { let p = unsafe { alloc(l) }; (p, 4) }",
+            "fn k(l: Layout) -> [*mut u8; 2] { unsafe { [alloc(l), alloc(l)] } }",
+            "fn k(l: Layout) -> Pair { let a = unsafe { alloc(l) }; let b = unsafe { alloc(l) }; Pair { a, b } }",
+            "fn k(l: Layout) -> (usize, *mut u8) { if l.size() == 0 { return (0, std::ptr::null_mut()); } (1, unsafe { alloc(l) }) }",
+        ] {
+            let f = lower_one(&format!("{header}\n{body}"));
+            assert_eq!(returned_roots(&f).len(), f.roots.len(), "{body}");
+            assert!(!f.roots.is_empty(), "{body}");
+        }
+    }
+
+    #[test]
+    fn drop_in_place_of_a_borrowed_slice_drops_elements_not_the_buffer() {
+        let (ir, _) =
+            analyze_text("unsafe fn clear(data: &mut [String]) { std::ptr::drop_in_place(data); }");
+        let f = ir.functions().next().expect("one function");
+        assert!(!ops(f).iter().any(|op| matches!(op, Op::Release { .. })));
+        assert!(ops(f).iter().any(|op| matches!(op, Op::Write { .. })));
+        let s = ir.summary(f.id).expect("summarized");
+        assert!(s.frees.is_empty() && s.writes.contains(&0), "{s:?}");
+    }
+
+    #[test]
+    fn bitwise_copy_of_an_owner_owns_the_same_memory() {
+        for copy in ["std::mem::transmute_copy(&v)", "std::ptr::read(&v)"] {
+            let f = lower_one(&format!(
+                "fn k(n: usize) -> Vec<f32> {{ let v = vec![0.0f32; n]; let c = unsafe {{ {copy} }}; std::mem::forget(v); c }}"
+            ));
+            let c = f
+                .values
+                .iter()
+                .find(|v| v.name.as_deref() == Some("c"))
+                .expect("the copy");
+            assert!(matches!(c.kind, ValueKind::Root(_)), "{copy}: {:?}", c.kind);
+            assert_eq!(returned_roots(&f).len(), 1, "{copy}");
+        }
+    }
+
+    #[test]
+    fn method_taking_self_by_value_and_returning_self_hands_the_owner_back() {
+        let f = lower_one(
+            "use std::alloc::{alloc, Layout};
+             struct Buf { p: *mut u8 }
+             impl Buf {
+                 fn new(l: Layout) -> Buf { Buf { p: unsafe { alloc(l) } } }
+                 fn filled(self, x: u8) -> Self { unsafe { *self.p = x }; self }
+             }
+             fn k(l: Layout) -> Buf { Buf::new(l).filled(0) }",
+        );
+        assert_eq!(returned_roots(&f).len(), 1);
+    }
+
+    #[test]
+    fn method_taking_self_by_reference_does_not_hand_the_owner_back() {
+        let f = lower_one(
+            "use std::alloc::{alloc, Layout};
+             struct Buf { p: *mut u8 }
+             impl Buf {
+                 fn new(l: Layout) -> Buf { Buf { p: unsafe { alloc(l) } } }
+                 fn fresh(&self) -> Self { Buf { p: std::ptr::null_mut() } }
+             }
+             fn k(l: Layout) -> Buf { Buf::new(l).fresh() }",
+        );
+        assert!(returned_roots(&f).is_empty());
+    }
+
+    #[test]
+    fn new_value_of_a_type_with_a_drop_impl_is_released_by_drop() {
+        let src = |drop_impl: &str| {
+            format!(
+                "use std::alloc::{{alloc, dealloc, Layout}};
+                 struct Buf {{ p: *mut u8, l: Layout }}
+                 impl Buf {{ fn new(l: Layout) -> Self {{ Buf {{ p: unsafe {{ alloc(l) }}, l }} }} }}
+                 {drop_impl}
+                 fn k(l: Layout) -> usize {{ let b = Buf::new(l); b.l.size() }}"
+            )
+        };
+        let with_drop = lower_one(&src(
+            "impl Drop for Buf { fn drop(&mut self) { unsafe { dealloc(self.p, self.l) } } }",
+        ));
+        let without = lower_one(&src(""));
+        let released = |f: &FnIr| f.roots.first().map(|r| r.released_by.clone());
+        assert_eq!(released(&with_drop), Some(crate::ir::ReleasedBy::Drop));
+        assert_eq!(released(&without), Some(crate::ir::ReleasedBy::Dealloc));
     }
 }

@@ -179,8 +179,12 @@ pub enum Sem {
     FromRawParts,
     /// `ArrayView*::from_shape_ptr(shape, p)`.
     FromShapePtr,
-    /// `*p` read through a method (`p.read()`, `ptr::read(p)`).
+    /// `*p` read through a method (`p.read()`, `ptr::read(p)`); of an owner
+    /// (`ptr::read(&v)`) it is a bitwise copy, as [`Sem::BitCopy`].
     PtrRead,
+    /// `mem::transmute_copy(&x)`: a bitwise copy of argument `n`. Of an owner, the copy
+    /// owns the same memory (the original is then forgotten, or both drop it).
+    BitCopy(usize),
     /// `p.write(v)`, `ptr::write(p, v)`.
     PtrWrite,
     /// Overwrites argument `n` in place from its old value (receiver = 0).

@@ -386,6 +386,8 @@ pub const PATHS: &[(&str, Sem)] = &[
     ("NonNull::new_unchecked", Sem::View(ViewKind::Whole)),
     ("NonNull::from", Sem::RawPtr),
     ("ptr::read", Sem::PtrRead),
+    ("mem::transmute_copy", Sem::BitCopy(0)),
+    ("transmute_copy", Sem::BitCopy(0)),
     ("ptr::write", Sem::PtrWrite),
     ("ptr::copy_nonoverlapping", Sem::WriteArg(1)),
     ("ptr::copy", Sem::WriteArg(1)),
