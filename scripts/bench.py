@@ -13,7 +13,6 @@ usage: scripts/bench.py [--no-cargo]    (--no-cargo skips check/clippy)
 import argparse
 import os
 import re
-import resource
 import shutil
 import subprocess
 import sys
@@ -22,20 +21,21 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-CRATES = ["ndarray-0.16.1", "rayon-1.10.0", "candle-core-0.8.4"]
+CRATES = ["ndarray-0.16.1", "rayon-1.10.0"]
 LINES = re.compile(r"^\s*(\d+) files?, (\d+) lines")
 
 
 def timed(cmd: list[str], cwd: Path | None = None, env: dict | None = None) -> tuple[float, int, str]:
-    """Wall seconds, peak RSS of the children in MiB, stderr."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    started = time.monotonic()
-    proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, errors="replace")
-    elapsed = time.monotonic() - started
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    """Wall seconds, peak RSS in MiB (of the command and its children, by GNU time), stderr."""
+    with tempfile.NamedTemporaryFile("r", suffix=".time") as report:
+        started = time.monotonic()
+        proc = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", report.name, *cmd], cwd=cwd, env=env,
+                              capture_output=True, text=True, errors="replace")
+        elapsed = time.monotonic() - started
+        peak_kib = int((report.read().strip().splitlines() or ["0"])[-1])
     if proc.returncode not in (0, 1):
         sys.exit(f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stderr[-2000:]}")
-    return elapsed, max(peak, before) // 1024, proc.stderr
+    return elapsed, peak_kib // 1024, proc.stderr
 
 
 def lint(binary: Path, manifest: Path, extra: list[str] = ()) -> tuple[float, int, int]:
@@ -79,19 +79,20 @@ def main() -> int:
     subprocess.run(["cargo", "build", "--release", "--locked", "-q"], cwd=ROOT, check=True)
     binary = ROOT / "target" / "release" / "cargo-tensor-lint"
     scratch = Path(tempfile.mkdtemp(prefix="tensor-lint-bench-"))
-    print("| crate | lines | tensor-lint | lines/s | peak MiB | cargo check | ratio | cargo clippy | ratio |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("| crate | lines | tensor-lint | lines/s | peak MiB | cargo check | ratio | peak MiB | cargo clippy | ratio |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for crate in CRATES:
         manifest = ROOT / "lintcheck" / "crates" / crate / "Cargo.toml"
         seconds, peak, lines = lint(binary, manifest)
         row = f"| {crate} | {lines} | {seconds:.2f} s | {lines / seconds:,.0f} | {peak} |"
         if args.no_cargo:
-            row += " – | – | – | – |"
+            row += " – | – | – | – | – |"
         else:
             subprocess.run(["cargo", "fetch", "-q", "--manifest-path", str(manifest)], check=True)
-            check, _ = cargo_from_clean("check", manifest, scratch / "target-check")
+            check, check_rss = cargo_from_clean("check", manifest, scratch / "target-check")
             clippy, _ = cargo_from_clean("clippy", manifest, scratch / "target-clippy")
-            row += f" {check:.1f} s | {check / seconds:.0f}× | {clippy:.1f} s | {clippy / seconds:.0f}× |"
+            row += (f" {check:.1f} s | {check / seconds:.0f}× | {check_rss} | {clippy:.1f} s"
+                    f" | {clippy / seconds:.0f}× |")
         print(row, flush=True)
     print()
     print("| corpus | lines | tensor-lint | lines/s |")
