@@ -86,10 +86,10 @@ fn escape_property(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::sample::{span_of, TEXT};
+    use crate::report::sample::{leak, sources, span_of};
     use crate::report::{Finding, Origin};
     use tensor_lint_analyzer::source::{FileId, Span};
-    use tensor_lint_lints::diagnostic::{Applicability, Edit, Label, Suggestion};
+    use tensor_lint_lints::diagnostic::Label;
 
     fn render(sources: &SourceMap, diagnostics: Vec<Diagnostic>) -> String {
         let findings = diagnostics
@@ -115,25 +115,8 @@ mod tests {
 
     #[test]
     fn findings_become_annotations_with_their_help() {
-        let mut sources = SourceMap::new();
-        let id = sources.add("/w/src/a.rs".into(), "src/a.rs".into(), TEXT.into());
-        let leak = Diagnostic::new(
-            Severity::Warning,
-            "`x` is not released on this path",
-            Label::new(span_of(id, "return"), "returns without releasing `x`"),
-        )
-        .with_code("tensor_lint::leak")
-        .with_label(span_of(id, "alloc(4)"), "allocated here")
-        .with_note("the allocation comes from `alloc`")
-        .with_help("release `x` before returning")
-        .with_suggestion(Suggestion {
-            message: "use the in-place form".into(),
-            edits: vec![Edit {
-                span: span_of(id, "x.relu()"),
-                replacement: "x.relu_()".into(),
-            }],
-            applicability: Applicability::MaybeIncorrect,
-        });
+        let (sources, id) = sources();
+        let leak = leak(id);
         let race = Diagnostic::new(
             Severity::Error,
             "100% overlap, in two tasks",
