@@ -116,12 +116,30 @@ pub fn analyze_crate(
     // Pass 2: bottom-up with summaries.
     for comp in bottom_up_components(n, &edges) {
         let recursive = comp.len() > 1 || comp.iter().any(|&f| edges[f].contains(&f));
-        let needs_relower = |f: usize| !edges[f].is_empty();
+        // The first pass lowered every call with the callee's annotations alone; a
+        // function outside a cycle needs lowering again only if some callee's computed
+        // summary says more than that.
+        let summary_adds_to_annotations = |c: usize, summaries: &[Option<FnSummary>]| {
+            let annotated = index
+                .fn_item(c)
+                .map(|item| FnSummary::from_annotations(&item.annotations));
+            match (&summaries[c], annotated) {
+                (Some(computed), Some(annotated)) => *computed != annotated,
+                (Some(_), None) => true,
+                (None, _) => false,
+            }
+        };
+        let needs_relower = |f: usize, summaries: &[Option<FnSummary>]| {
+            recursive && !edges[f].is_empty()
+                || edges[f]
+                    .iter()
+                    .any(|&c| summary_adds_to_annotations(c, summaries))
+        };
         let rounds = if recursive { MAX_SCC_ROUNDS } else { 1 };
         for _ in 0..rounds {
             let mut changed = false;
             for &f in &comp {
-                if needs_relower(f) {
+                if needs_relower(f, &summaries) {
                     let ctx = LowerCtx {
                         index: &index,
                         models: &options.models,

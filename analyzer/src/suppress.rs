@@ -25,20 +25,34 @@ pub struct AllowRegion {
 
 /// The allows of one file, and the malformed ones as errors.
 pub fn collect(file: &SourceFile, ast: &syn::File) -> (Vec<AllowRegion>, Vec<SourceError>) {
+    let mut errors = Vec::new();
+    // Most files have no allow at all: then neither the lexical scan nor the walk over
+    // the syntax tree (which asks proc-macro2 for byte offsets) is needed.
+    let comments = if file.text.contains(COMMENT_PREFIX) {
+        comment_allows(file, &mut errors)
+    } else {
+        Vec::new()
+    };
+    let targets: Vec<(usize, Vec<AllowedName>)> = comments
+        .into_iter()
+        .filter_map(|(line, names)| Some((next_code_line(file, line)?, names)))
+        .collect();
+    let wants_attrs = file.text.contains("tensor_lint");
+    if targets.is_empty() && !wants_attrs {
+        return (Vec::new(), errors);
+    }
     let mut collector = Collector {
         file: file.id,
         regions: Vec::new(),
-        errors: Vec::new(),
+        errors,
+        // proc-macro2 lines are 1-based.
+        wanted_lines: targets.iter().map(|(line, _)| line + 1).collect(),
         starts: Vec::new(),
     };
     collector.visit_file(ast);
-    let comments = comment_allows(file, &mut collector.errors);
-    for (line, names) in comments {
+    for (target_line, names) in targets {
         // The region is the outermost statement or item starting on the next line that
         // has code; an allow before nothing silences nothing.
-        let Some(target_line) = next_code_line(file, line) else {
-            continue;
-        };
         let start = file.line_start(target_line);
         let end = file.line_start(target_line + 1);
         let region = collector
@@ -57,6 +71,9 @@ struct Collector {
     file: FileId,
     regions: Vec<AllowRegion>,
     errors: Vec<SourceError>,
+    /// 1-based lines a comment allow covers: only statements and items starting there
+    /// are recorded.
+    wanted_lines: std::collections::BTreeSet<usize>,
     /// Spans of statements and items: what a comment allow can cover.
     starts: Vec<Span>,
 }
@@ -66,7 +83,20 @@ impl Collector {
         Span::from_proc_macro(self.file, node.span())
     }
 
-    fn attrs(&mut self, attrs: &[syn::Attribute], item: Span) {
+    /// Records where `node` starts if a comment allow may cover it.
+    fn start(&mut self, node: &impl Spanned) {
+        let span = node.span();
+        if self.wanted_lines.contains(&span.start().line) {
+            self.starts.push(Span::from_proc_macro(self.file, span));
+        }
+    }
+
+    /// The allow attributes among `attrs`, covering `item`.
+    fn attrs(&mut self, attrs: &[syn::Attribute], item: &impl Spanned) {
+        if !attrs.iter().any(|a| is_tensor_lint_allow(a.path())) {
+            return;
+        }
+        let item = self.span(item);
         for attr in attrs {
             if !is_tensor_lint_allow(attr.path()) {
                 continue;
@@ -103,8 +133,11 @@ impl Collector {
 }
 
 fn is_tensor_lint_allow(path: &syn::Path) -> bool {
-    let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
-    segments == ["tensor_lint", "allow"]
+    let mut segments = path.segments.iter();
+    matches!(
+        (segments.next(), segments.next(), segments.next()),
+        (Some(first), Some(second), None) if first.ident == "tensor_lint" && second.ident == "allow"
+    )
 }
 
 fn path_text(path: &syn::Path) -> String {
@@ -119,9 +152,8 @@ macro_rules! visit_item_kinds {
     ($($method:ident($ty:ty) => $walk:path;)*) => {
         $(
             fn $method(&mut self, node: &'ast $ty) {
-                let span = self.span(node);
-                self.attrs(&node.attrs, span);
-                self.starts.push(span);
+                self.attrs(&node.attrs, node);
+                self.start(node);
                 $walk(self, node);
             }
         )*
@@ -130,16 +162,15 @@ macro_rules! visit_item_kinds {
 
 impl<'ast> Visit<'ast> for Collector {
     fn visit_item(&mut self, item: &'ast syn::Item) {
-        let span = self.span(item);
         if let Some(attrs) = item_attrs(item) {
-            self.attrs(attrs, span);
+            self.attrs(attrs, item);
         }
-        self.starts.push(span);
+        self.start(item);
         syn::visit::visit_item(self, item);
     }
 
     fn visit_stmt(&mut self, stmt: &'ast syn::Stmt) {
-        self.starts.push(self.span(stmt));
+        self.start(stmt);
         syn::visit::visit_stmt(self, stmt);
     }
 
