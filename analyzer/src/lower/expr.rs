@@ -1124,72 +1124,67 @@ impl Lowerer<'_, '_, '_> {
                 None => return dst,
             },
         };
-        let arg = |i: usize| args.get(i).map(|a| a.value);
-        for &i in &summary.reads {
-            if let Some(v) = arg(i).filter(|&v| self.val(v).kind.is_memory()) {
-                self.emit(
-                    Op::Read {
-                        value: v,
-                        region: None,
-                    },
-                    span,
-                );
-            }
-        }
-        for &i in &summary.writes {
-            if let Some(v) = arg(i).filter(|&v| self.val(v).kind.is_memory()) {
-                self.emit(
-                    Op::Write {
-                        value: v,
-                        region: None,
-                    },
-                    span,
-                );
-            }
-        }
         let name = self
             .ctx
             .index
             .fn_item(idx)
             .map_or_else(String::new, |f| f.path());
-        for &i in &summary.inplace {
-            if let Some(v) = arg(i).filter(|&v| self.val(v).kind.is_memory()) {
-                let srcs = args
-                    .iter()
-                    .map(|a| a.value)
-                    .filter(|&a| a != v && self.val(a).kind.is_memory())
-                    .collect();
-                self.emit(
-                    Op::InPlace {
-                        dst: v,
-                        srcs,
-                        method: name.clone(),
-                    },
-                    span,
-                );
-            }
+        let arg = |i: usize| args.get(i).map(|a| a.value);
+        // The arguments at `params` that reach memory, in parameter order.
+        let memory_args = |params: &std::collections::BTreeSet<usize>| -> Vec<ValueId> {
+            params
+                .iter()
+                .filter_map(|&i| arg(i))
+                .filter(|&v| self.val(v).kind.is_memory())
+                .collect()
+        };
+        let mut effects: Vec<Op> = Vec::new();
+        effects.extend(
+            memory_args(&summary.reads)
+                .into_iter()
+                .map(|value| Op::Read {
+                    value,
+                    region: None,
+                }),
+        );
+        effects.extend(
+            memory_args(&summary.writes)
+                .into_iter()
+                .map(|value| Op::Write {
+                    value,
+                    region: None,
+                }),
+        );
+        for dst in memory_args(&summary.inplace) {
+            let srcs = args
+                .iter()
+                .map(|a| a.value)
+                .filter(|&a| a != dst && self.val(a).kind.is_memory())
+                .collect();
+            effects.push(Op::InPlace {
+                dst,
+                srcs,
+                method: name.clone(),
+            });
         }
-        for &i in &summary.escapes {
-            if let Some(v) = arg(i).filter(|&v| self.val(v).kind.is_memory()) {
-                self.emit(
-                    Op::Escape {
-                        value: v,
-                        how: EscapeKind::PassedOn(name.clone()),
-                    },
-                    span,
-                );
-            }
-        }
-        for &i in &summary.frees {
-            if let Some(v) = arg(i).filter(|&v| self.val(v).kind.is_memory()) {
-                self.emit(
-                    Op::Release {
-                        value: v,
-                        how: ReleaseKind::Function(name.clone()),
-                    },
-                    span,
-                );
-            }
+        effects.extend(
+            memory_args(&summary.escapes)
+                .into_iter()
+                .map(|value| Op::Escape {
+                    value,
+                    how: EscapeKind::PassedOn(name.clone()),
+                }),
+        );
+        effects.extend(
+            memory_args(&summary.frees)
+                .into_iter()
+                .map(|value| Op::Release {
+                    value,
+                    how: ReleaseKind::Function(name.clone()),
+                }),
+        );
+        for op in effects {
+            self.emit(op, span);
         }
         // A method that takes an owner by value and returns its own type
         // (`Buffer::new(n).filled(x)`) hands the same owner back: the result carries the
