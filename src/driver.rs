@@ -9,7 +9,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use tensor_lint_analyzer::program::{analyze_crate, AnalysisOptions};
+use tensor_lint_analyzer::pipeline::{self, CrateRoot, InternalError, WORKER_STACK_BYTES};
+use tensor_lint_analyzer::program::{analyze_crate, AnalysisOptions, CrateIr};
 use tensor_lint_analyzer::source::{FileId, SourceError, SourceMap};
 use tensor_lint_analyzer::suppress::{self, AllowRegion};
 use tensor_lint_analyzer::syntax::{self, CrateSources};
@@ -185,10 +186,6 @@ fn dump_ir(target: &str) -> Result<ExitCode, ToolError> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Stack of each worker: deeply nested input must not overflow the parser or the
-/// lowering.
-const WORKER_STACK_BYTES: usize = 512 * 1024 * 1024;
-
 /// One unit's result, built on a worker thread with a source map of its own.
 struct UnitResult {
     sources: SourceMap,
@@ -286,7 +283,10 @@ fn check_units(
     flags: &[LevelFlag],
     timings: &mut Timings,
 ) -> (SourceMap, Vec<Finding>) {
-    let results = parallel_map(units, |unit| check_unit_isolated(unit, flags));
+    // Units run side by side, and each spreads its files over the cores left to it.
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let per_unit = (cores / units.len().clamp(1, cores)).max(1);
+    let results = parallel_map(units, |unit| check_unit_isolated(unit, flags, per_unit));
     let mut sources = SourceMap::new();
     let mut findings = Vec::new();
     // A file mounted by two targets (a `mod` shared by lib and bin) is reported once,
@@ -326,6 +326,7 @@ fn parallel_map<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R + Sync) ->
     std::thread::scope(|scope| {
         for _ in 0..workers {
             let spawned = std::thread::Builder::new()
+                .name("tensor-lint-unit".into())
                 .stack_size(WORKER_STACK_BYTES)
                 .spawn_scoped(scope, || loop {
                     let index = next.fetch_add(1, Ordering::Relaxed);
@@ -352,11 +353,11 @@ fn parallel_map<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R + Sync) ->
 
 /// Checks one unit; an internal error (a bug of ours) becomes a diagnostic naming the
 /// crate, and the run goes on.
-fn check_unit_isolated(unit: &Unit, flags: &[LevelFlag]) -> UnitResult {
+fn check_unit_isolated(unit: &Unit, flags: &[LevelFlag], threads: usize) -> UnitResult {
     let mut sources = SourceMap::new();
     let mut timings = Timings::default();
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        check_unit(unit, flags, &mut sources, &mut timings)
+        check_unit(unit, flags, threads, &mut sources, &mut timings)
     }));
     let payload = match outcome {
         Ok(findings) => {
@@ -368,25 +369,34 @@ fn check_unit_isolated(unit: &Unit, flags: &[LevelFlag]) -> UnitResult {
         }
         Err(payload) => payload,
     };
-    let detail = payload
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_default();
+    let detail = InternalError::message_of(payload.as_ref());
+    // A worker names the file it was on; otherwise the crate's root stands for it.
+    let (path, label, message) = match payload
+        .downcast_ref::<InternalError>()
+        .and_then(|e| e.path.clone())
+    {
+        Some(path) => {
+            let shown = display_path(&unit.display_base, &path);
+            let message = format!("internal error of tensor-lint while checking `{shown}`");
+            (path, "while analysing this file", message)
+        }
+        None => (
+            unit.root_file.clone(),
+            "in the crate rooted here",
+            format!(
+                "internal error of tensor-lint while checking `{}`",
+                unit.crate_name
+            ),
+        ),
+    };
     let mut sources = SourceMap::new();
-    let display = display_path(&unit.display_base, &unit.root_file);
-    let text = std::fs::read_to_string(&unit.root_file).unwrap_or_default();
-    let file = sources.add(unit.root_file.clone(), display, text);
+    let display = display_path(&unit.display_base, &path);
+    let text = std::fs::read_to_string(&path).unwrap_or_default();
+    let file = sources.add(path, display, text);
     let diagnostic = Diagnostic::new(
         Severity::Error,
-        format!(
-            "internal error of tensor-lint while checking `{}`",
-            unit.crate_name
-        ),
-        Label::new(
-            tensor_lint_analyzer::source::Span::new(file, 0, 0),
-            "in the crate rooted here",
-        ),
+        message,
+        Label::new(tensor_lint_analyzer::source::Span::new(file, 0, 0), label),
     )
     .with_note(format!("the analyzer failed: {detail}"))
     .with_help("this is a bug in tensor-lint; please report it with this crate's source");
@@ -421,11 +431,12 @@ fn report_fixes(outcomes: &[fix::FileOutcome]) -> bool {
     any
 }
 
-/// Loads, analyzes and lints one crate, returning its findings with levels applied and
-/// suppressions honoured.
+/// Loads, analyzes and lints one crate on `threads` threads, returning its findings
+/// with levels applied and suppressions honoured.
 fn check_unit(
     unit: &Unit,
     flags: &[LevelFlag],
+    threads: usize,
     sources: &mut SourceMap,
     timings: &mut Timings,
 ) -> Vec<Finding> {
@@ -433,16 +444,36 @@ fn check_unit(
     let display = move |path: &Path| display_path(&display_base, path);
     let config = &unit.config;
     let excluded = |path: &Path| config.is_excluded(path);
-    let started = Instant::now();
-    let (krate, load_errors) = syntax::load_crate(
-        &unit.crate_name,
-        &unit.root_file,
-        sources,
-        &display,
-        &excluded,
-    );
-    timings.parse += started.elapsed();
-    check_loaded(&krate, &load_errors, config, flags, sources, timings)
+    let root = CrateRoot {
+        name: &unit.crate_name,
+        root: &unit.root_file,
+        display: &display,
+        excluded: &excluded,
+    };
+    let fail_on = injected_failure();
+    let analyzed =
+        pipeline::analyze_files(&root, &analysis_options(config), threads, &|file, ast| {
+            if fail_on
+                .as_deref()
+                .is_some_and(|name| file.display.ends_with(name))
+            {
+                panic!("failure injected by {INJECT_FAILURE_ENV}");
+            }
+            suppress::collect(file, ast)
+        });
+    *sources = analyzed.sources;
+    timings.parse += analyzed.parse_time;
+    timings.lower += analyzed.lower_time;
+    timings.files += analyzed.files;
+    timings.lines += analyzed.lines;
+    let (regions, suppress_errors): (Vec<_>, Vec<_>) = analyzed.per_file.into_iter().unzip();
+    let analysis = Analysis {
+        ir: &analyzed.ir,
+        load_errors: &analyzed.load_errors,
+        regions: regions.concat(),
+        suppress_errors: suppress_errors.concat(),
+    };
+    lint_analysis(&analysis, config, flags, sources, timings)
         .into_iter()
         .map(|diagnostic| Finding {
             diagnostic,
@@ -451,40 +482,49 @@ fn check_unit(
         .collect()
 }
 
-/// Everything after loading: suppressions, the analyzer, the lint passes, levels.
-fn check_loaded(
-    krate: &CrateSources,
-    load_errors: &[SourceError],
+/// Names a file (its shown path ends with the value) on which debug builds fail on
+/// purpose, so that tests see an internal error travel from a worker thread to the
+/// diagnostic. Release builds ignore it.
+const INJECT_FAILURE_ENV: &str = "TENSOR_LINT_TEST_FAIL_ON";
+
+fn injected_failure() -> Option<String> {
+    if cfg!(debug_assertions) {
+        std::env::var(INJECT_FAILURE_ENV).ok()
+    } else {
+        None
+    }
+}
+
+/// What the analyzer made of a crate, before the lints.
+struct Analysis<'a> {
+    ir: &'a CrateIr,
+    load_errors: &'a [SourceError],
+    regions: Vec<AllowRegion>,
+    suppress_errors: Vec<SourceError>,
+}
+
+/// Everything after the analysis: the lint passes, suppressions, levels.
+fn lint_analysis(
+    analysis: &Analysis,
     config: &Config,
     flags: &[LevelFlag],
     sources: &SourceMap,
     timings: &mut Timings,
 ) -> Vec<Diagnostic> {
-    timings.files += krate.files.len();
-    timings.lines += krate
-        .files
-        .iter()
-        .map(|f| sources.get(f.file).line_count())
-        .sum::<usize>();
-
-    let mut diagnostics: Vec<Diagnostic> = load_errors.iter().map(input_error).collect();
-    let (regions, suppress_errors) = suppressions(krate, sources);
-    diagnostics.extend(suppress_errors.iter().map(input_error));
+    let mut diagnostics: Vec<Diagnostic> = analysis.load_errors.iter().map(input_error).collect();
+    diagnostics.extend(analysis.suppress_errors.iter().map(input_error));
     diagnostics.extend(
-        unknown_allow_names(&regions)
+        unknown_allow_names(&analysis.regions)
             .into_iter()
             .filter_map(|d| apply_warnings_flag(d, flags)),
     );
-
-    let started = Instant::now();
-    let ir = analyze_crate(krate, sources, &analysis_options(config));
-    timings.lower += started.elapsed();
+    let ir = analysis.ir;
     diagnostics.extend(ir.errors.iter().map(input_error));
 
     let started = Instant::now();
     tensor_lint_analyzer::oracle::reset_path_stats();
     let cx = LintContext {
-        ir: &ir,
+        ir,
         sources,
         cache_line_bytes: config.cache_line_bytes,
     };
@@ -492,7 +532,7 @@ fn check_loaded(
     timings.lints += started.elapsed();
     timings.add_oracle_stats();
     for finding in lint_findings {
-        if is_suppressed(&finding, &regions) {
+        if is_suppressed(&finding, &analysis.regions) {
             continue;
         }
         if let Some(diagnostic) = apply_level(finding, &config.levels, flags) {
@@ -523,14 +563,15 @@ pub fn check_text(display: &str, text: String) -> (SourceMap, Vec<Diagnostic>) {
         Err(error) => (CrateSources::default(), vec![error]),
     };
     let config = Config::new(PathBuf::new());
-    let diagnostics = check_loaded(
-        &krate,
-        &errors,
-        &config,
-        &[],
-        &sources,
-        &mut Timings::default(),
-    );
+    let (regions, suppress_errors) = suppressions(&krate, &sources);
+    let ir = analyze_crate(&krate, &sources, &analysis_options(&config));
+    let analysis = Analysis {
+        ir: &ir,
+        load_errors: &errors,
+        regions,
+        suppress_errors,
+    };
+    let diagnostics = lint_analysis(&analysis, &config, &[], &sources, &mut Timings::default());
     (sources, diagnostics)
 }
 

@@ -5,6 +5,7 @@ use std::process::ExitCode;
 const STACK_BYTES: usize = 512 * 1024 * 1024;
 
 fn main() -> ExitCode {
+    quiet_caught_panics();
     let args: Vec<_> = std::env::args_os().collect();
     let worker = std::thread::Builder::new()
         .name("tensor-lint".into())
@@ -28,4 +29,19 @@ fn main() -> ExitCode {
             ExitCode::from(101)
         }
     }
+}
+
+/// A panic on a worker thread (named `tensor-lint-…`) is caught and reported as a
+/// diagnostic naming the file; the default message with its backtrace is printed only
+/// when `RUST_BACKTRACE` asks for it.
+fn quiet_caught_panics() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let caught = std::thread::current()
+            .name()
+            .is_some_and(|name| name.starts_with("tensor-lint-"));
+        if !caught || std::env::var_os("RUST_BACKTRACE").is_some() {
+            default(info);
+        }
+    }));
 }

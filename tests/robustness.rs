@@ -1,5 +1,5 @@
-//! Input that changes under the run: the linter reads each file once, so whatever it
-//! read is checked as a whole, and it never crashes.
+//! Input that changes under the run, and failures inside the analyzer: the linter reads
+//! each file once, so whatever it read is checked as a whole, and it never crashes.
 
 mod common;
 
@@ -120,3 +120,61 @@ fn collect_rs(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
         }
     }
 }
+
+#[test]
+fn an_internal_error_names_its_file_and_the_run_goes_on() {
+    let dir = common::scratch(
+        "internal",
+        &[
+            (
+                "Cargo.toml",
+                "[workspace]\nmembers = [\"broken\", \"fine\"]\nresolver = \"2\"\n",
+            ),
+            ("broken/Cargo.toml", &common::package("broken")),
+            ("broken/src/lib.rs", "mod kernels;\npub fn root() {}\n"),
+            (
+                "broken/src/kernels.rs",
+                "pub fn k(v: &mut [f32]) { v[0] = 1.0; }\n",
+            ),
+            ("fine/Cargo.toml", &common::package("fine")),
+            ("fine/src/lib.rs", LEAKY),
+        ],
+    );
+    let out = common::bin()
+        .arg("--manifest-path")
+        .arg(dir.join("Cargo.toml"))
+        .arg("--workspace")
+        .env("TENSOR_LINT_TEST_FAIL_ON", "kernels.rs")
+        .env_remove("RUST_BACKTRACE")
+        .output()
+        .expect("runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(
+            "error: internal error of tensor-lint while checking `broken/src/kernels.rs`"
+        ),
+        "{stderr}"
+    );
+    assert!(stderr.contains("--> broken/src/kernels.rs:1:1"), "{stderr}");
+    assert!(
+        stderr.contains("failure injected by TENSOR_LINT_TEST_FAIL_ON"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("please report it"), "{stderr}");
+    // The diagnostic says it all: no panic message with a backtrace beside it.
+    assert!(!stderr.contains("panicked at"), "{stderr}");
+    // The other package is still checked.
+    assert!(stderr.contains("fine/src/lib.rs"), "{stderr}");
+    assert!(stderr.contains("[tensor_lint::leak]"), "{stderr}");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+const LEAKY: &str = "use std::alloc::{alloc, Layout};\n\
+pub fn f(n: usize) -> f32 {\n\
+    let p = unsafe { alloc(Layout::array::<f32>(n).unwrap()) } as *mut f32;\n\
+    if n == 0 { return 0.0; }\n\
+    let v = unsafe { *p };\n\
+    std::mem::forget(v);\n\
+    v\n\
+}\n";

@@ -3,7 +3,11 @@
 //! across files and the `use` paths of each module, so that the lowering can resolve a
 //! call to a crate-local function or to a modelled library API.
 //!
-//! The index borrows the syntax trees of [`CrateSources`]; nothing in it outlives them.
+//! The index owns what it knows and borrows no syntax tree, so it can be shared by the
+//! threads that lower a crate's functions. Each file is indexed on its own
+//! ([`FileItems::collect`]), on the thread that parsed it, and the parts are joined in
+//! the crate's file order ([`ItemIndex::from_files`]); the function bodies stay with
+//! their trees as [`FnAst`]s, in the same order as [`ItemIndex::fns`].
 
 use std::collections::HashMap;
 
@@ -13,11 +17,11 @@ use crate::ir::{Annotations, Assumption, TyClass};
 use crate::lower::int::parse_cmp_expr;
 use crate::lower::ty::classify_type;
 use crate::source::{FileId, SourceError, Span};
-use crate::syntax::CrateSources;
+use crate::syntax::{CrateSources, ParsedFile};
 
 /// A function, an associated function or a method.
-#[derive(Debug)]
-pub struct FnItem<'a> {
+#[derive(Clone, Debug)]
+pub struct FnItem {
     pub name: String,
     /// Module the item is in (`[]` for the crate root).
     pub module: Vec<String>,
@@ -25,14 +29,28 @@ pub struct FnItem<'a> {
     pub self_ty: Option<String>,
     /// The trait of a trait impl, or of a provided trait method.
     pub trait_name: Option<String>,
-    pub sig: &'a syn::Signature,
-    pub block: &'a syn::Block,
+    /// Names of the parameters in order (`self` first for methods; `_` for patterns
+    /// that bind no single name).
+    pub params: Vec<String>,
+    pub has_receiver: bool,
+    /// The parameter a by-value method hands back as its result (`fn filled(self) ->
+    /// Self`), see `lower::expr`.
+    pub hands_back: Option<usize>,
+    /// The type named by the return type when it is returned by value.
+    pub returns_owned: Option<String>,
     pub file: FileId,
     pub annotations: Annotations,
     pub span: Span,
 }
 
-impl FnItem<'_> {
+/// The syntax of one function, kept by the thread that owns its file's tree.
+#[derive(Clone, Copy, Debug)]
+pub struct FnAst<'a> {
+    pub sig: &'a syn::Signature,
+    pub block: &'a syn::Block,
+}
+
+impl FnItem {
     /// `module::Type::name`, crate-relative.
     pub fn path(&self) -> String {
         let mut parts: Vec<&str> = self.module.iter().map(String::as_str).collect();
@@ -42,15 +60,78 @@ impl FnItem<'_> {
         parts.push(&self.name);
         parts.join("::")
     }
+}
 
-    /// Names of the parameters in order (`self` first for methods; `_` for patterns
-    /// that bind no single name).
-    pub fn param_names(&self) -> Vec<String> {
-        param_names(self.sig)
+/// What the size estimates need of a written type, without its syntax tree.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TypeShape {
+    Reference {
+        slice: bool,
+    },
+    Pointer,
+    Tuple(Vec<TypeShape>),
+    Array {
+        len: Option<u64>,
+        elem: Box<TypeShape>,
+    },
+    /// A path type: its last segment and first generic type argument.
+    Named {
+        name: String,
+        arg: Option<Box<TypeShape>>,
+    },
+    Other,
+}
+
+impl TypeShape {
+    pub fn of(ty: &syn::Type) -> TypeShape {
+        Self::of_depth(ty, 0)
     }
 
-    pub fn has_receiver(&self) -> bool {
-        self.sig.receiver().is_some()
+    fn of_depth(ty: &syn::Type, depth: u32) -> TypeShape {
+        if depth > 16 {
+            return TypeShape::Other;
+        }
+        match ty {
+            syn::Type::Reference(r) => TypeShape::Reference {
+                slice: matches!(*r.elem, syn::Type::Slice(_)),
+            },
+            syn::Type::Ptr(_) | syn::Type::BareFn(_) => TypeShape::Pointer,
+            syn::Type::Paren(p) => Self::of_depth(&p.elem, depth + 1),
+            syn::Type::Tuple(t) => TypeShape::Tuple(
+                t.elems
+                    .iter()
+                    .map(|e| Self::of_depth(e, depth + 1))
+                    .collect(),
+            ),
+            syn::Type::Array(a) => TypeShape::Array {
+                len: match &a.len {
+                    syn::Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Int(i),
+                        ..
+                    }) => i.base10_parse::<u64>().ok(),
+                    _ => None,
+                },
+                elem: Box::new(Self::of_depth(&a.elem, depth + 1)),
+            },
+            syn::Type::Path(p) => match p.path.segments.last() {
+                Some(last) => TypeShape::Named {
+                    name: last.ident.to_string(),
+                    arg: match &last.arguments {
+                        syn::PathArguments::AngleBracketed(a) => {
+                            a.args.iter().find_map(|g| match g {
+                                syn::GenericArgument::Type(t) => {
+                                    Some(Box::new(Self::of_depth(t, depth + 1)))
+                                }
+                                _ => None,
+                            })
+                        }
+                        _ => None,
+                    },
+                },
+                None => TypeShape::Other,
+            },
+            _ => TypeShape::Other,
+        }
     }
 }
 
@@ -90,79 +171,51 @@ pub struct ModuleItem {
     pub out_of_line_children: Vec<String>,
 }
 
-/// The index of one crate.
+/// The items of one file, indexed on the thread that parsed it.
 #[derive(Debug, Default)]
-pub struct ItemIndex<'a> {
-    pub fns: Vec<FnItem<'a>>,
-    pub structs: Vec<StructItem>,
-    pub modules: Vec<ModuleItem>,
-    /// Per module path (joined with `::`): alias → full path of each `use`.
+pub struct FileItems {
+    fns: Vec<FnItem>,
+    structs: Vec<StructItem>,
+    struct_types: Vec<Vec<TypeShape>>,
+    modules: Vec<ModuleItem>,
     uses: HashMap<String, HashMap<String, Vec<String>>>,
-    /// Glob imports per module.
     globs: HashMap<String, Vec<Vec<String>>>,
-    by_path: HashMap<String, Vec<usize>>,
-    by_type_method: HashMap<String, Vec<usize>>,
-    by_method: HashMap<String, Vec<usize>>,
-    /// The written field types of each struct, for the size estimates.
-    struct_types: Vec<Vec<syn::Type>>,
-    /// Problems with annotations.
-    pub errors: Vec<SourceError>,
+    errors: Vec<SourceError>,
 }
 
-/// What a path or method call resolved to.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Resolved {
-    /// Index into [`ItemIndex::fns`].
-    Local(usize),
-    /// A path outside the crate, fully expanded through `use` aliases
-    /// (`ndarray::Array2::zeros`).
-    External(Vec<String>),
-}
-
-impl<'a> ItemIndex<'a> {
-    /// Indexes every file of `krate`.
-    pub fn build(krate: &'a CrateSources) -> ItemIndex<'a> {
-        let mut index = ItemIndex::default();
-        for parsed in &krate.files {
-            let mut out_of_line = Vec::new();
-            index.collect_items(
-                &parsed.ast.items,
-                &parsed.module_path,
-                parsed.file,
-                &mut out_of_line,
-            );
-            index.modules.push(ModuleItem {
-                path: parsed.module_path.clone(),
-                file: parsed.file,
-                out_of_line_children: out_of_line,
-            });
-        }
-        index.estimate_struct_sizes();
-        for (i, f) in index.fns.iter().enumerate() {
-            index.by_path.entry(f.path()).or_default().push(i);
-            if let Some(ty) = &f.self_ty {
-                index
-                    .by_type_method
-                    .entry(format!("{ty}::{}", f.name))
-                    .or_default()
-                    .push(i);
-                index.by_method.entry(f.name.clone()).or_default().push(i);
-            }
-        }
-        index
+impl FileItems {
+    /// Indexes one parsed file; the bodies come back in the order of its functions.
+    pub fn collect(parsed: &ParsedFile) -> (FileItems, Vec<FnAst<'_>>) {
+        let mut items = FileItems::default();
+        let mut asts = Vec::new();
+        let mut out_of_line = Vec::new();
+        items.collect_items(
+            &parsed.ast.items,
+            &parsed.module_path,
+            parsed.file,
+            &mut out_of_line,
+            &mut asts,
+        );
+        items.modules.push(ModuleItem {
+            path: parsed.module_path.clone(),
+            file: parsed.file,
+            out_of_line_children: out_of_line,
+        });
+        (items, asts)
     }
 
-    fn collect_items(
+    fn collect_items<'a>(
         &mut self,
         items: &'a [syn::Item],
         module: &[String],
         file: FileId,
         out_of_line: &mut Vec<String>,
+        asts: &mut Vec<FnAst<'a>>,
     ) {
         for item in items {
             match item {
                 syn::Item::Fn(f) => {
-                    self.push_fn(&f.sig, &f.block, &f.attrs, module, None, None, file);
+                    self.push_fn(&f.sig, &f.block, &f.attrs, module, None, None, file, asts);
                 }
                 syn::Item::Impl(imp) => {
                     let self_ty = type_name(&imp.self_ty);
@@ -181,6 +234,7 @@ impl<'a> ItemIndex<'a> {
                                 self_ty.clone(),
                                 trait_name.clone(),
                                 file,
+                                asts,
                             );
                         }
                     }
@@ -197,6 +251,7 @@ impl<'a> ItemIndex<'a> {
                                     Some(tr.ident.to_string()),
                                     Some(tr.ident.to_string()),
                                     file,
+                                    asts,
                                 );
                             }
                         }
@@ -209,7 +264,7 @@ impl<'a> ItemIndex<'a> {
                     match &m.content {
                         Some((_, items)) => {
                             let mut nested = Vec::new();
-                            self.collect_items(items, &child, file, &mut nested);
+                            self.collect_items(items, &child, file, &mut nested, asts);
                             self.modules.push(ModuleItem {
                                 path: child,
                                 file,
@@ -266,25 +321,34 @@ impl<'a> ItemIndex<'a> {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn push_fn(
+    fn push_fn<'a>(
         &mut self,
         sig: &'a syn::Signature,
         block: &'a syn::Block,
-        attrs: &'a [syn::Attribute],
+        attrs: &[syn::Attribute],
         module: &[String],
         self_ty: Option<String>,
         trait_name: Option<String>,
         file: FileId,
+        asts: &mut Vec<FnAst<'a>>,
     ) {
         let names = param_names(sig);
         let annotations = parse_annotations(attrs, &names, file, &mut self.errors);
+        let hands_back = crate::lower::param_handed_back(sig, self_ty.as_deref());
+        let returns_owned = match &sig.output {
+            syn::ReturnType::Type(_, ret) => crate::lower::owned_type_name(ret, self_ty.as_deref()),
+            syn::ReturnType::Default => None,
+        };
+        asts.push(FnAst { sig, block });
         self.fns.push(FnItem {
             name: sig.ident.to_string(),
             module: module.to_vec(),
             self_ty,
             trait_name,
-            sig,
-            block,
+            params: names,
+            has_receiver: sig.receiver().is_some(),
+            hands_back,
+            returns_owned,
             file,
             annotations,
             span: Span::from_proc_macro(file, sig.ident.span()),
@@ -310,7 +374,7 @@ impl<'a> ItemIndex<'a> {
             })
             .collect();
         self.struct_types
-            .push(s.fields.iter().map(|f| f.ty.clone()).collect());
+            .push(s.fields.iter().map(|f| TypeShape::of(&f.ty)).collect());
         self.structs.push(StructItem {
             name: s.ident.to_string(),
             module: module.to_vec(),
@@ -319,6 +383,86 @@ impl<'a> ItemIndex<'a> {
             size: None,
             span: Span::from_proc_macro(file, s.ident.span()),
         });
+    }
+
+    /// How many functions the file defines.
+    pub fn fn_count(&self) -> usize {
+        self.fns.len()
+    }
+}
+
+/// The index of one crate.
+#[derive(Debug, Default)]
+pub struct ItemIndex {
+    pub fns: Vec<FnItem>,
+    pub structs: Vec<StructItem>,
+    pub modules: Vec<ModuleItem>,
+    /// Per module path (joined with `::`): alias → full path of each `use`.
+    uses: HashMap<String, HashMap<String, Vec<String>>>,
+    /// Glob imports per module.
+    globs: HashMap<String, Vec<Vec<String>>>,
+    by_path: HashMap<String, Vec<usize>>,
+    by_type_method: HashMap<String, Vec<usize>>,
+    by_method: HashMap<String, Vec<usize>>,
+    /// The written field types of each struct, for the size estimates.
+    struct_types: Vec<Vec<TypeShape>>,
+    /// Problems with annotations.
+    pub errors: Vec<SourceError>,
+}
+
+/// What a path or method call resolved to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Resolved {
+    /// Index into [`ItemIndex::fns`].
+    Local(usize),
+    /// A path outside the crate, fully expanded through `use` aliases
+    /// (`ndarray::Array2::zeros`).
+    External(Vec<String>),
+}
+
+impl ItemIndex {
+    /// Indexes every file of `krate` on this thread; the bodies come back in the order of
+    /// [`ItemIndex::fns`].
+    pub fn build(krate: &CrateSources) -> (ItemIndex, Vec<FnAst<'_>>) {
+        let mut parts = Vec::new();
+        let mut asts = Vec::new();
+        for parsed in &krate.files {
+            let (items, file_asts) = FileItems::collect(parsed);
+            parts.push(items);
+            asts.extend(file_asts);
+        }
+        (ItemIndex::from_files(parts), asts)
+    }
+
+    /// Joins the files' items, in the crate's file order.
+    pub fn from_files(parts: Vec<FileItems>) -> ItemIndex {
+        let mut index = ItemIndex::default();
+        for part in parts {
+            index.fns.extend(part.fns);
+            index.structs.extend(part.structs);
+            index.struct_types.extend(part.struct_types);
+            index.modules.extend(part.modules);
+            for (module, names) in part.uses {
+                index.uses.entry(module).or_default().extend(names);
+            }
+            for (module, globs) in part.globs {
+                index.globs.entry(module).or_default().extend(globs);
+            }
+            index.errors.extend(part.errors);
+        }
+        index.estimate_struct_sizes();
+        for (i, f) in index.fns.iter().enumerate() {
+            index.by_path.entry(f.path()).or_default().push(i);
+            if let Some(ty) = &f.self_ty {
+                index
+                    .by_type_method
+                    .entry(format!("{ty}::{}", f.name))
+                    .or_default()
+                    .push(i);
+                index.by_method.entry(f.name.clone()).or_default().push(i);
+            }
+        }
+        index
     }
 
     /// Fills in field and struct sizes, smallest structs first: a struct whose fields
@@ -332,7 +476,7 @@ impl<'a> ItemIndex<'a> {
                 }
                 let sizes: Vec<Option<u64>> = self.struct_types[k]
                     .iter()
-                    .map(|t| self.type_size(t, 0))
+                    .map(|t| self.shape_size(t, 0))
                     .collect();
                 for (f, b) in self.structs[k].fields.iter_mut().zip(&sizes) {
                     f.bytes = *b;
@@ -351,57 +495,41 @@ impl<'a> ItemIndex<'a> {
 
     /// Estimated size of a written type in bytes (64-bit target).
     pub fn type_size(&self, ty: &syn::Type, depth: u32) -> Option<u64> {
+        self.shape_size(&TypeShape::of(ty), depth)
+    }
+
+    fn shape_size(&self, ty: &TypeShape, depth: u32) -> Option<u64> {
         if depth > 16 {
             return None;
         }
         match ty {
-            syn::Type::Reference(r) => Some(if matches!(*r.elem, syn::Type::Slice(_)) {
-                16
-            } else {
-                8
-            }),
-            syn::Type::Ptr(_) | syn::Type::BareFn(_) => Some(8),
-            syn::Type::Paren(p) => self.type_size(&p.elem, depth + 1),
-            syn::Type::Tuple(t) => t.elems.iter().map(|e| self.type_size(e, depth + 1)).sum(),
-            syn::Type::Array(a) => {
-                let n = match &a.len {
-                    syn::Expr::Lit(syn::ExprLit {
-                        lit: syn::Lit::Int(i),
-                        ..
-                    }) => i.base10_parse::<u64>().ok()?,
-                    _ => return None,
-                };
-                self.type_size(&a.elem, depth + 1)?.checked_mul(n)
+            TypeShape::Reference { slice } => Some(if *slice { 16 } else { 8 }),
+            TypeShape::Pointer => Some(8),
+            TypeShape::Tuple(elems) => elems.iter().map(|e| self.shape_size(e, depth + 1)).sum(),
+            TypeShape::Array { len, elem } => {
+                self.shape_size(elem, depth + 1)?.checked_mul((*len)?)
             }
-            syn::Type::Path(p) => {
-                let last = p.path.segments.last()?;
-                let name = last.ident.to_string();
-                if let Some(b) = crate::lower::ty::scalar_bytes(&name) {
+            TypeShape::Named { name, arg } => {
+                if let Some(b) = crate::lower::ty::scalar_bytes(name) {
                     return Some(u64::from(b));
                 }
-                let arg = match &last.arguments {
-                    syn::PathArguments::AngleBracketed(a) => a.args.iter().find_map(|g| match g {
-                        syn::GenericArgument::Type(t) => Some(t),
-                        _ => None,
-                    }),
-                    _ => None,
-                };
+                let arg = arg.as_deref();
                 match name.as_str() {
                     "Vec" | "String" | "VecDeque" => Some(24),
                     "Box" | "Arc" | "Rc" | "NonNull" | "AtomicPtr" => Some(8),
                     // crossbeam pads to 128 bytes on x86_64 and aarch64.
-                    "CachePadded" => Some(self.type_size(arg?, depth + 1)?.div_ceil(128) * 128),
+                    "CachePadded" => Some(self.shape_size(arg?, depth + 1)?.div_ceil(128) * 128),
                     "ManuallyDrop" | "UnsafeCell" | "Cell" | "Wrapping" => {
-                        self.type_size(arg?, depth + 1)
+                        self.shape_size(arg?, depth + 1)
                     }
-                    _ => self.struct_named(&name).and_then(|s| s.size),
+                    _ => self.struct_named(name).and_then(|s| s.size),
                 }
             }
-            _ => None,
+            TypeShape::Other => None,
         }
     }
 
-    pub fn fn_item(&self, idx: usize) -> Option<&FnItem<'a>> {
+    pub fn fn_item(&self, idx: usize) -> Option<&FnItem> {
         self.fns.get(idx)
     }
 
@@ -735,7 +863,7 @@ mod tests {
              }
              #[tensor_lint::inplace(normals, curvature)] fn fill(normals: &mut [f32], curvature: &mut [f32]) {}",
         )]);
-        let idx = ItemIndex::build(&k);
+        let (idx, _) = ItemIndex::build(&k);
         assert!(idx.errors.is_empty(), "{:?}", idx.errors);
         let by_name = |n: &str| {
             &idx.fns
@@ -758,7 +886,7 @@ mod tests {
                 "pub fn scale() {} pub struct P(*mut f32); impl P { fn get(&self) {} }",
             ),
         ]);
-        let idx = ItemIndex::build(&k);
+        let (idx, _) = ItemIndex::build(&k);
         let Resolved::Local(i) = idx.resolve_path(&[], None, &["sc".into()]) else {
             panic!("alias did not resolve");
         };
@@ -773,7 +901,7 @@ mod tests {
     #[test]
     fn external_paths_expand_through_use() {
         let k = krate(&[(&[], "use ndarray::Array2 as A; fn f() {}")]);
-        let idx = ItemIndex::build(&k);
+        let (idx, _) = ItemIndex::build(&k);
         assert_eq!(
             idx.resolve_path(&[], None, &["A".into(), "zeros".into()]),
             Resolved::External(vec!["ndarray".into(), "Array2".into(), "zeros".into()])
@@ -786,7 +914,7 @@ mod tests {
             &[],
             "#[repr(C, align(64))] struct Slot { n: u64, p: *mut f32 }",
         )]);
-        let idx = ItemIndex::build(&k);
+        let (idx, _) = ItemIndex::build(&k);
         let s = idx.struct_named("Slot").expect("indexed");
         assert_eq!(s.repr_align, Some(64));
         assert_eq!(s.fields[1].ty, TyClass::RawPtr);
@@ -799,7 +927,7 @@ mod tests {
             &[],
             "struct Counts { hits: [u64; 8], inner: Inner } struct Inner(u32, u32);              struct Padded { c: CachePadded<AtomicUsize> }",
         )]);
-        let idx = ItemIndex::build(&k);
+        let (idx, _) = ItemIndex::build(&k);
         assert_eq!(idx.struct_named("Counts").and_then(|s| s.size), Some(72));
         assert_eq!(idx.struct_named("Padded").and_then(|s| s.size), Some(128));
     }
@@ -807,7 +935,7 @@ mod tests {
     #[test]
     fn annotation_naming_no_parameter_is_an_error() {
         let k = krate(&[(&[], "#[tensor_lint::free(buf)] fn release(b: *mut u8) {}")]);
-        let idx = ItemIndex::build(&k);
+        let (idx, _) = ItemIndex::build(&k);
         assert_eq!(idx.errors.len(), 1);
         assert!(idx.errors[0].message.contains("`buf`"), "{:?}", idx.errors);
     }
@@ -818,7 +946,7 @@ mod tests {
             &[],
             "#[tensor_lint::view(of = a)] #[tensor_lint::inplace(b)] fn f(&self, a: &[f32], b: &mut [f32]) {}",
         )]);
-        let idx = ItemIndex::build(&k);
+        let (idx, _) = ItemIndex::build(&k);
         let ann = &idx.fns[0].annotations;
         assert_eq!(ann.view_of, Some(1));
         assert_eq!(ann.inplace, vec![2]);
@@ -829,7 +957,7 @@ mod tests {
     fn malformed_kernel_assumption_is_an_error_with_a_span() {
         let text = "#[tensor_lint::kernel(assume(n + 1))] fn k(n: usize) {}";
         let k = krate(&[(&[], text)]);
-        let idx = ItemIndex::build(&k);
+        let (idx, _) = ItemIndex::build(&k);
         assert_eq!(idx.errors.len(), 1, "{:?}", idx.errors);
         assert_eq!(&text[idx.errors[0].span.range()], "n + 1");
     }

@@ -18,6 +18,7 @@ pub mod lexical;
 pub mod lower;
 pub mod models;
 pub mod oracle;
+pub mod pipeline;
 pub mod program;
 pub mod source;
 pub mod summary;

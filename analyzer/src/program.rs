@@ -7,9 +7,10 @@
 //! callees, iterating inside recursive components until the summaries are stable.
 
 use std::fmt::Write as _;
+use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use crate::dataflow::{AllocState, FnFacts};
-use crate::index::{ItemIndex, StructItem};
+use crate::index::{FnAst, ItemIndex, StructItem};
 use crate::ir::{
     BodyKind, Callee, EscapeKind, FnId, FnIr, Op, ReleaseKind, ReleasedBy, ReturnKind, RootOrigin,
     SliceSpec, Task, Terminator, ValueId, ValueKind, ViewOp,
@@ -78,9 +79,10 @@ impl CrateIr {
     }
 }
 
-/// Build the IR and facts of one crate. Never panics on any input; problems with the
-/// input (a malformed `#[tensor_lint::kernel(assume(...))]`, an annotation naming no
-/// parameter) are returned as [`SourceError`]s in the result.
+/// Build the IR and facts of one crate on this thread. Never panics on any input;
+/// problems with the input (a malformed `#[tensor_lint::kernel(assume(...))]`, an
+/// annotation naming no parameter) are returned as [`SourceError`]s in the result.
+/// [`crate::pipeline`] does the same with the crate's files spread over threads.
 pub fn analyze_crate(
     krate: &CrateSources,
     // Spans in the syntax trees are all the IR needs; the map is part of the driver's
@@ -88,92 +90,230 @@ pub fn analyze_crate(
     _sources: &SourceMap,
     options: &AnalysisOptions,
 ) -> CrateIr {
-    let index = ItemIndex::build(krate);
-    let n = index.fns.len();
-    let mut summaries: Vec<Option<FnSummary>> = vec![None; n];
-    let mut fns: Vec<Option<FnIr>> = vec![None; n];
-    let errors = index.errors.clone();
+    let (index, asts) = ItemIndex::build(krate);
+    let mut lowerer = HereLowerer {
+        index: &index,
+        models: &options.models,
+        asts: &asts,
+    };
+    analyze_index(&krate.name, &index, options, &mut lowerer, 1)
+}
 
-    // Pass 1: the call graph.
-    let edges: Vec<Vec<usize>> = {
+/// Summaries by function index, shared with the threads that lower; `None` while not
+/// yet computed. Written only between lowering batches.
+pub(crate) type SharedSummaries = Arc<RwLock<Vec<Option<FnSummary>>>>;
+
+/// Lowers the functions it is asked for, wherever their syntax trees live.
+pub(crate) trait LowerFns {
+    /// Lowers each of `fns` with the summaries as they are now; results in the order
+    /// of `fns`.
+    fn lower(&mut self, fns: &[usize], summaries: &SharedSummaries) -> Vec<Option<FnIr>>;
+}
+
+/// Lowers on the calling thread, which parsed every file.
+struct HereLowerer<'x, 'a> {
+    index: &'x ItemIndex,
+    models: &'x [ApiModel],
+    asts: &'x [FnAst<'a>],
+}
+
+impl LowerFns for HereLowerer<'_, '_> {
+    fn lower(&mut self, fns: &[usize], summaries: &SharedSummaries) -> Vec<Option<FnIr>> {
+        let summaries = read(summaries);
         let ctx = LowerCtx {
-            index: &index,
-            models: &options.models,
+            index: self.index,
+            models: self.models,
             summaries: &summaries,
         };
-        (0..n)
-            .map(|i| {
-                let ir = lower_fn(&ctx, i);
-                let callees = ir.as_ref().map_or_else(Vec::new, |f| {
-                    f.callees.iter().map(|c| c.0 as usize).collect()
-                });
-                fns[i] = ir;
-                callees
-            })
+        fns.iter()
+            .map(|&f| lower_fn(&ctx, f, *self.asts.get(f)?))
             .collect()
-    };
+    }
+}
 
-    // Pass 2: bottom-up with summaries.
-    for comp in bottom_up_components(n, &edges) {
-        let recursive = comp.len() > 1 || comp.iter().any(|&f| edges[f].contains(&f));
-        // The first pass lowered every call with the callee's annotations alone; a
-        // function outside a cycle needs lowering again only if some callee's computed
-        // summary says more than that.
-        let summary_adds_to_annotations = |c: usize, summaries: &[Option<FnSummary>]| {
-            let annotated = index
-                .fn_item(c)
-                .map(|item| FnSummary::from_annotations(&item.annotations));
-            match (&summaries[c], annotated) {
-                (Some(computed), Some(annotated)) => *computed != annotated,
-                (Some(_), None) => true,
-                (None, _) => false,
-            }
+pub(crate) fn read(summaries: &SharedSummaries) -> RwLockReadGuard<'_, Vec<Option<FnSummary>>> {
+    summaries.read().unwrap_or_else(|e| e.into_inner())
+}
+
+fn write(summaries: &SharedSummaries) -> RwLockWriteGuard<'_, Vec<Option<FnSummary>>> {
+    summaries.write().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The crate's analysis once its index is built: every function lowered without
+/// summaries to find the call graph, then the call graph's strongly connected
+/// components bottom-up, level by level. A component's callees outside it are on lower
+/// levels and final, so the components of one level are lowered together, in one batch
+/// that `lowerer` may spread over threads; inside a recursive component the functions
+/// are lowered one after another until their summaries are stable. The result does not
+/// depend on how `lowerer` spreads its batches.
+pub(crate) fn analyze_index(
+    name: &str,
+    index: &ItemIndex,
+    options: &AnalysisOptions,
+    lowerer: &mut dyn LowerFns,
+    threads: usize,
+) -> CrateIr {
+    let n = index.fns.len();
+    let summaries: SharedSummaries = Arc::new(RwLock::new(vec![None; n]));
+    let all: Vec<usize> = (0..n).collect();
+    let mut fns: Vec<Option<FnIr>> = lowerer.lower(&all, &summaries);
+    fns.resize_with(n, || None);
+
+    // Pass 1 gave the call graph.
+    let edges: Vec<Vec<usize>> = fns
+        .iter()
+        .map(|ir| {
+            ir.as_ref().map_or_else(Vec::new, |f| {
+                f.callees.iter().map(|c| c.0 as usize).collect()
+            })
+        })
+        .collect();
+
+    // The first pass lowered every call with the callee's annotations alone; a function
+    // outside a cycle needs lowering again only if some callee's computed summary says
+    // more than that.
+    let summary_adds_to_annotations = |c: usize, summaries: &[Option<FnSummary>]| {
+        let annotated = index
+            .fn_item(c)
+            .map(|item| FnSummary::from_annotations(&item.annotations));
+        match (&summaries[c], annotated) {
+            (Some(computed), Some(annotated)) => *computed != annotated,
+            (Some(_), None) => true,
+            (None, _) => false,
+        }
+    };
+    let comps = bottom_up_components(n, &edges);
+    for level in levels(n, &edges, &comps) {
+        let (cycles, single): (Vec<&Vec<usize>>, Vec<&Vec<usize>>) = level
+            .iter()
+            .map(|&c| &comps[c])
+            .partition(|comp| comp.len() > 1 || comp.iter().any(|&f| edges[f].contains(&f)));
+        let batch: Vec<usize> = {
+            let known = read(&summaries);
+            single
+                .iter()
+                .map(|comp| comp[0])
+                .filter(|&f| {
+                    edges[f]
+                        .iter()
+                        .any(|&c| summary_adds_to_annotations(c, &known))
+                })
+                .collect()
         };
-        let needs_relower = |f: usize, summaries: &[Option<FnSummary>]| {
-            recursive && !edges[f].is_empty()
-                || edges[f]
-                    .iter()
-                    .any(|&c| summary_adds_to_annotations(c, summaries))
-        };
-        let rounds = if recursive { MAX_SCC_ROUNDS } else { 1 };
-        for _ in 0..rounds {
-            let mut changed = false;
-            for &f in &comp {
-                if needs_relower(f, &summaries) {
-                    let ctx = LowerCtx {
-                        index: &index,
-                        models: &options.models,
-                        summaries: &summaries,
-                    };
-                    fns[f] = lower_fn(&ctx, f);
-                }
-                let summary = fns[f].as_ref().map(FnSummary::of);
-                if summary != summaries[f] {
-                    changed = true;
-                    summaries[f] = summary;
-                }
+        for (f, ir) in batch.iter().zip(lowerer.lower(&batch, &summaries)) {
+            fns[*f] = ir;
+        }
+        {
+            let mut known = write(&summaries);
+            for comp in &single {
+                known[comp[0]] = fns[comp[0]].as_ref().map(FnSummary::of);
             }
-            if !changed {
-                break;
+        }
+        for comp in cycles {
+            for _ in 0..MAX_SCC_ROUNDS {
+                let mut changed = false;
+                for &f in comp {
+                    if !edges[f].is_empty() {
+                        if let Some(ir) = lowerer.lower(&[f], &summaries).pop() {
+                            fns[f] = ir;
+                        }
+                    }
+                    let summary = fns[f].as_ref().map(FnSummary::of);
+                    let mut known = write(&summaries);
+                    if summary != known[f] {
+                        changed = true;
+                        known[f] = summary;
+                    }
+                }
+                if !changed {
+                    break;
+                }
             }
         }
     }
 
     let fns: Vec<FnIr> = fns.into_iter().flatten().collect();
-    let facts = fns.iter().map(FnFacts::compute).collect();
-    let summaries = summaries
+    let facts = parallel_chunks(&fns, threads, FnFacts::compute);
+    let summaries = std::mem::take(&mut *write(&summaries))
         .into_iter()
         .map(Option::unwrap_or_default)
         .collect();
     CrateIr {
-        name: krate.name.clone(),
+        name: name.to_string(),
         fns,
         facts,
         summaries,
         structs: index.structs.clone(),
         cache_line_bytes: options.cache_line_bytes,
-        errors,
+        errors: index.errors.clone(),
     }
+}
+
+/// The components (indices into `comps`, which is bottom-up) grouped by level: a
+/// component's level is one more than the highest level of the components it calls.
+fn levels(n: usize, edges: &[Vec<usize>], comps: &[Vec<usize>]) -> Vec<Vec<usize>> {
+    let mut comp_of = vec![0; n];
+    for (c, comp) in comps.iter().enumerate() {
+        for &f in comp {
+            comp_of[f] = c;
+        }
+    }
+    let mut level_of = vec![0usize; comps.len()];
+    let mut levels: Vec<Vec<usize>> = Vec::new();
+    for (c, comp) in comps.iter().enumerate() {
+        // Bottom-up order puts every callee's component before its callers'.
+        let level = comp
+            .iter()
+            .flat_map(|&f| &edges[f])
+            .map(|&g| comp_of[g])
+            .filter(|&d| d != c)
+            .map(|d| level_of[d] + 1)
+            .max()
+            .unwrap_or(0);
+        level_of[c] = level;
+        if levels.len() <= level {
+            levels.resize_with(level + 1, Vec::new);
+        }
+        levels[level].push(c);
+    }
+    levels
+}
+
+/// `work` on every item, on up to `threads` big-stack threads; results in item order.
+pub(crate) fn parallel_chunks<T: Sync, R: Send>(
+    items: &[T],
+    threads: usize,
+    work: impl Fn(&T) -> R + Sync,
+) -> Vec<R> {
+    let threads = threads.clamp(1, items.len().max(1));
+    if threads == 1 {
+        return items.iter().map(work).collect();
+    }
+    let chunk = items.len().div_ceil(threads);
+    let work = &work;
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = items
+            .chunks(chunk)
+            .map(|part| {
+                std::thread::Builder::new()
+                    .name("tensor-lint-facts".into())
+                    .stack_size(crate::pipeline::WORKER_STACK_BYTES)
+                    .spawn_scoped(scope, move || part.iter().map(work).collect::<Vec<R>>())
+            })
+            .collect();
+        let mut out = Vec::with_capacity(items.len());
+        for (handle, part) in handles.into_iter().zip(items.chunks(chunk)) {
+            match handle {
+                Ok(h) => match h.join() {
+                    Ok(results) => out.extend(results),
+                    Err(payload) => std::panic::resume_unwind(payload),
+                },
+                // No thread could be started: this one does the part.
+                Err(_) => out.extend(part.iter().map(work)),
+            }
+        }
+        out
+    })
 }
 
 /// Readable IR dump of every function, or only those whose name (or `Type::method`

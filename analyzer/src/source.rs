@@ -37,7 +37,7 @@ impl Span {
 }
 
 /// One source file: where it came from, how it is shown, and its text.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct SourceFile {
     pub id: FileId,
     /// Path on disk, used to read it and to find `mod` children.
@@ -137,7 +137,7 @@ impl SourceFile {
 }
 
 /// All files of one run, addressed by [`FileId`].
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct SourceMap {
     files: Vec<SourceFile>,
 }

@@ -84,8 +84,9 @@ fn widen_empty(file: FileId, text: &str, span: Span) -> Span {
     }
 }
 
-/// Reads and parses a crate from its root file, following `mod NAME;` declarations as
-/// rustc does (`NAME.rs` or `NAME/mod.rs`, `#[path = "…"]`, inline `mod` blocks).
+/// Reads and parses a crate from its root file on this thread, following `mod NAME;`
+/// declarations as rustc does (`NAME.rs` or `NAME/mod.rs`, `#[path = "…"]`, inline
+/// `mod` blocks). [`crate::pipeline`] does the same with the files spread over threads.
 ///
 /// Every file that cannot be read or parsed becomes a [`SourceError`] and the rest of the
 /// crate is still loaded. `display` turns a path into the name shown to the user;
@@ -97,66 +98,262 @@ pub fn load_crate(
     display: &dyn Fn(&Path) -> String,
     excluded: &dyn Fn(&Path) -> bool,
 ) -> (CrateSources, Vec<SourceError>) {
-    let mut loader = Loader {
-        sources,
-        display,
-        excluded,
-        seen: HashSet::new(),
-        errors: Vec::new(),
-    };
-    let mut krate = CrateSources {
-        name: name.to_string(),
-        files: Vec::new(),
-    };
-    let mut pending = vec![Pending {
-        path: root.to_path_buf(),
-        module_path: Vec::new(),
-        dir: ModDir::Sibling,
-        declared_at: None,
-    }];
+    let mut records = Vec::new();
+    let mut parsed = Vec::new();
+    let mut pending = vec![PendingFile::root(root)];
     while let Some(next) = pending.pop() {
-        if let Some(parsed) = loader.load(&next) {
-            let dir = child_dir(&next.path, next.dir);
-            let mut children = Vec::new();
-            collect_out_of_line_mods(
-                &parsed.ast.items,
-                parsed.file,
-                &dir,
-                &parsed.module_path,
-                &mut children,
-            );
-            // Depth-first in source order: push reversed so the first `mod` is loaded first.
-            for child in children.into_iter().rev() {
-                match resolve_mod_file(&child) {
-                    Some(path) => pending.push(Pending {
-                        // `foo/mod.rs` keeps its children beside it, like a crate root.
-                        dir: if path.file_name().is_some_and(|n| n == "mod.rs") {
-                            ModDir::Sibling
-                        } else {
-                            child.next_dir
-                        },
-                        path,
-                        module_path: child.module_path,
-                        declared_at: Some(child.span),
-                    }),
-                    // Under `#[cfg(...)]` the module may be compiled out, and then rustc
-                    // never looks for its file: without evaluating cfgs, say nothing.
-                    None if child.cfg_gated => {}
-                    None => loader.errors.push(SourceError {
-                        span: child.span,
-                        message: format!("file not found for module `{}`", child.name),
-                        label: format!(
-                            "expected `{}` or `{}`",
-                            (display)(&child.dir.join(format!("{}.rs", child.name))),
-                            (display)(&child.dir.join(&child.name).join("mod.rs"))
-                        ),
-                    }),
-                }
-            }
-            krate.files.push(parsed);
+        let temp = FileId(records.len() as u32);
+        let Some(loaded) = load_pending(&next, temp, display, excluded) else {
+            continue;
+        };
+        pending.extend(loaded.children.into_iter().rev());
+        if let Some(ast) = loaded.ast {
+            parsed.push(ParsedFile {
+                file: temp,
+                module_path: next.module_path,
+                ast,
+            });
+        }
+        records.push((temp, loaded.record));
+    }
+    let (ids, errors) = mount_files(records, sources);
+    let krate = CrateSources {
+        name: name.to_string(),
+        files: remount(parsed, &ids),
+    };
+    (krate, errors)
+}
+
+/// The parsed files that were kept, with their final ids, in file order.
+pub(crate) fn remount(parsed: Vec<ParsedFile>, ids: &[Option<FileId>]) -> Vec<ParsedFile> {
+    let mut files: Vec<ParsedFile> = parsed
+        .into_iter()
+        .filter_map(|mut p| {
+            p.file = ids.get(p.file.0 as usize).copied().flatten()?;
+            Some(p)
+        })
+        .collect();
+    files.sort_by_key(|p| p.file);
+    files
+}
+
+/// Most module files one crate may mount: a guard against `#[path]` and symlink tricks
+/// that mount the same files again and again.
+const MAX_FILES: usize = 50_000;
+
+/// A module file still to load.
+#[derive(Clone, Debug)]
+pub(crate) struct PendingFile {
+    path: PathBuf,
+    pub(crate) module_path: Vec<String>,
+    dir: ModDir,
+    declared_at: Option<Span>,
+    /// Position in the module tree: the root is `[]`, its second out-of-line child
+    /// `[1]`. Sorting keys gives rustc's depth-first order, whatever order files were
+    /// loaded in.
+    key: Vec<u32>,
+    /// Canonical paths of the files that declared this one: a symlink loop stops here.
+    ancestors: Vec<PathBuf>,
+}
+
+impl PendingFile {
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub(crate) fn root(path: &Path) -> PendingFile {
+        PendingFile {
+            path: path.to_path_buf(),
+            module_path: Vec::new(),
+            dir: ModDir::Sibling,
+            declared_at: None,
+            key: Vec::new(),
+            ancestors: Vec::new(),
         }
     }
-    (krate, loader.errors)
+}
+
+/// What loading one file found, with spans in the provisional file id it was given.
+pub(crate) struct LoadedFile {
+    pub(crate) record: FileRecord,
+    pub(crate) ast: Option<syn::File>,
+    pub(crate) children: Vec<PendingFile>,
+}
+
+/// A file met while loading, before the crate's files are put in order.
+#[derive(Debug)]
+pub(crate) struct FileRecord {
+    key: Vec<u32>,
+    canonical: PathBuf,
+    path: PathBuf,
+    display: String,
+    /// The text to keep; `None` for a module file that could not be read (its error
+    /// points at the `mod` declaration).
+    text: Option<String>,
+    /// The file's own problems, then those of its `mod` declarations.
+    errors: Vec<SourceError>,
+}
+
+/// Reads and parses one module file, given the provisional id `file`; `None` when the
+/// file is excluded or would close a symlink loop.
+pub(crate) fn load_pending(
+    pending: &PendingFile,
+    file: FileId,
+    display: &dyn Fn(&Path) -> String,
+    excluded: &dyn Fn(&Path) -> bool,
+) -> Option<LoadedFile> {
+    let path = &pending.path;
+    if excluded(path) {
+        return None;
+    }
+    let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
+    if pending.ancestors.contains(&canonical) {
+        return None;
+    }
+    let shown = display(path);
+    let mut record = FileRecord {
+        key: pending.key.clone(),
+        canonical,
+        path: path.clone(),
+        display: shown.clone(),
+        text: None,
+        errors: Vec::new(),
+    };
+    let unparsed = |record: FileRecord| {
+        Some(LoadedFile {
+            record,
+            ast: None,
+            children: Vec::new(),
+        })
+    };
+    let bytes = match std::fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(err) => {
+            let span = match pending.declared_at {
+                Some(span) => span,
+                None => {
+                    record.text = Some(String::new());
+                    Span::new(file, 0, 0)
+                }
+            };
+            record.errors.push(SourceError {
+                span,
+                message: format!("cannot read `{shown}`: {err}"),
+                label: "this module's file cannot be read".into(),
+            });
+            return unparsed(record);
+        }
+    };
+    let text = match String::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(err) => {
+            let at = err.utf8_error().valid_up_to();
+            let text = String::from_utf8_lossy(err.as_bytes()).into_owned();
+            let end = text[at..].chars().next().map_or(at, |c| at + c.len_utf8());
+            record.errors.push(SourceError {
+                span: Span::new(file, at, end),
+                message: format!("`{shown}` is not valid UTF-8"),
+                label: "invalid UTF-8 here".into(),
+            });
+            record.text = Some(text);
+            return unparsed(record);
+        }
+    };
+    let ast = match parse_file(file, &text) {
+        Ok(ast) => ast,
+        Err(err) => {
+            record.errors.push(err);
+            record.text = Some(text);
+            return unparsed(record);
+        }
+    };
+    record.text = Some(text);
+    let dir = child_dir(path, pending.dir);
+    let mut mods = Vec::new();
+    collect_out_of_line_mods(&ast.items, file, &dir, &pending.module_path, &mut mods);
+    let mut ancestors = pending.ancestors.clone();
+    ancestors.push(record.canonical.clone());
+    let mut children = Vec::new();
+    for child in mods {
+        match resolve_mod_file(&child) {
+            Some(child_path) => {
+                let mut key = pending.key.clone();
+                key.push(children.len() as u32);
+                children.push(PendingFile {
+                    // `foo/mod.rs` keeps its children beside it, like a crate root.
+                    dir: if child_path.file_name().is_some_and(|n| n == "mod.rs") {
+                        ModDir::Sibling
+                    } else {
+                        child.next_dir
+                    },
+                    path: child_path,
+                    module_path: child.module_path,
+                    declared_at: Some(child.span),
+                    key,
+                    ancestors: ancestors.clone(),
+                });
+            }
+            // Under `#[cfg(...)]` the module may be compiled out, and then rustc
+            // never looks for its file: without evaluating cfgs, say nothing.
+            None if child.cfg_gated => {}
+            None => record.errors.push(SourceError {
+                span: child.span,
+                message: format!("file not found for module `{}`", child.name),
+                label: format!(
+                    "expected `{}` or `{}`",
+                    display(&child.dir.join(format!("{}.rs", child.name))),
+                    display(&child.dir.join(&child.name).join("mod.rs"))
+                ),
+            }),
+        }
+    }
+    Some(LoadedFile {
+        record,
+        ast: Some(ast),
+        children,
+    })
+}
+
+/// Puts the files met while loading, each with the provisional id it was loaded with,
+/// in rustc's order and adds them to `sources`. The result maps each
+/// provisional id to the file's id in `sources`, or `None` for a file not kept: one
+/// mounted a second time (a `mod` shared by two paths or a symlink), which rustc would
+/// read once, with everything below it. The errors come back with their spans moved to
+/// the final ids, in that same order.
+pub(crate) fn mount_files(
+    mut records: Vec<(FileId, FileRecord)>,
+    sources: &mut SourceMap,
+) -> (Vec<Option<FileId>>, Vec<SourceError>) {
+    let slots = records
+        .iter()
+        .map(|(t, _)| t.0 as usize + 1)
+        .max()
+        .unwrap_or(0);
+    let mut ids: Vec<Option<FileId>> = vec![None; slots];
+    records.sort_by(|a, b| a.1.key.cmp(&b.1.key));
+    let mut seen = HashSet::new();
+    let mut dropped: Option<Vec<u32>> = None;
+    let mut errors = Vec::new();
+    for (temp, record) in records {
+        let temp = temp.0 as usize;
+        if dropped.as_ref().is_some_and(|d| record.key.starts_with(d)) {
+            continue;
+        }
+        if seen.len() >= MAX_FILES || !seen.insert(record.canonical.clone()) {
+            dropped = Some(record.key);
+            continue;
+        }
+        if let Some(text) = record.text {
+            ids[temp] = Some(sources.add(record.path, record.display, text));
+        }
+        errors.extend(record.errors);
+    }
+    for error in &mut errors {
+        if let Some(Some(id)) = ids.get(error.span.file.0 as usize) {
+            error.span.file = *id;
+        }
+    }
+    (ids, errors)
 }
 
 /// Where the children of a module file live: beside it (crate roots, `mod.rs`, files
@@ -165,13 +362,6 @@ pub fn load_crate(
 enum ModDir {
     Sibling,
     Own,
-}
-
-struct Pending {
-    path: PathBuf,
-    module_path: Vec<String>,
-    dir: ModDir,
-    declared_at: Option<Span>,
 }
 
 struct ChildMod {
@@ -183,82 +373,6 @@ struct ChildMod {
     span: Span,
     /// The declaration carries `#[cfg(...)]` (or `#[cfg_attr(...)]`).
     cfg_gated: bool,
-}
-
-struct Loader<'a> {
-    sources: &'a mut SourceMap,
-    display: &'a dyn Fn(&Path) -> String,
-    excluded: &'a dyn Fn(&Path) -> bool,
-    /// Canonical paths already loaded: a file mounted twice or a symlink loop is read once.
-    seen: HashSet<PathBuf>,
-    errors: Vec<SourceError>,
-}
-
-impl Loader<'_> {
-    fn load(&mut self, pending: &Pending) -> Option<ParsedFile> {
-        let path = &pending.path;
-        if (self.excluded)(path) {
-            return None;
-        }
-        let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
-        if !self.seen.insert(canonical) {
-            return None;
-        }
-        let display = (self.display)(path);
-        let bytes = match std::fs::read(path) {
-            Ok(bytes) => bytes,
-            Err(err) => {
-                let message = format!("cannot read `{display}`: {err}");
-                let span = pending.declared_at.unwrap_or_else(|| {
-                    let id = self
-                        .sources
-                        .add(path.clone(), display.clone(), String::new());
-                    Span::new(id, 0, 0)
-                });
-                self.errors.push(SourceError {
-                    span,
-                    message,
-                    label: "this module's file cannot be read".into(),
-                });
-                return None;
-            }
-        };
-        let (text, invalid_at) = match String::from_utf8(bytes) {
-            Ok(text) => (text, None),
-            Err(err) => {
-                let valid = err.utf8_error().valid_up_to();
-                (
-                    String::from_utf8_lossy(err.as_bytes()).into_owned(),
-                    Some(valid),
-                )
-            }
-        };
-        let id = self.sources.add(path.clone(), display.clone(), text);
-        if let Some(at) = invalid_at {
-            let file = self.sources.get(id);
-            let end = file.text[at..]
-                .chars()
-                .next()
-                .map_or(at, |c| at + c.len_utf8());
-            self.errors.push(SourceError {
-                span: Span::new(id, at, end),
-                message: format!("`{display}` is not valid UTF-8"),
-                label: "invalid UTF-8 here".into(),
-            });
-            return None;
-        }
-        match parse_file(id, &self.sources.get(id).text) {
-            Ok(ast) => Some(ParsedFile {
-                file: id,
-                module_path: pending.module_path.clone(),
-                ast,
-            }),
-            Err(err) => {
-                self.errors.push(err);
-                None
-            }
-        }
-    }
 }
 
 fn child_dir(path: &Path, dir: ModDir) -> PathBuf {

@@ -1190,11 +1190,7 @@ impl Lowerer<'_, '_, '_> {
         // (`Buffer::new(n).filled(x)`) hands the same owner back: the result carries the
         // duty to release it, so neither the argument's drop nor a leak is reported here.
         if summary.returns == ReturnSummary::Nothing {
-            let handed_back = self
-                .ctx
-                .index
-                .fn_item(idx)
-                .and_then(|item| param_handed_back(item.sig, item.self_ty.as_deref()));
+            let handed_back = self.ctx.index.fn_item(idx).and_then(|item| item.hands_back);
             let owner = handed_back
                 .and_then(arg)
                 .filter(|&v| matches!(self.val(v).kind, ValueKind::Root(_)));
@@ -1238,10 +1234,7 @@ impl Lowerer<'_, '_, '_> {
         if item.annotations.alloc {
             return false;
         }
-        let syn::ReturnType::Type(_, ret) = &item.sig.output else {
-            return false;
-        };
-        let Some(ty) = owned_type_name(ret, item.self_ty.as_deref()) else {
+        let Some(ty) = item.returns_owned.clone() else {
             return false;
         };
         self.ctx
@@ -1413,7 +1406,7 @@ impl Lowerer<'_, '_, '_> {
         let candidates = self.ctx.index.methods_named(own_type, method);
         let with_self: Vec<usize> = candidates
             .into_iter()
-            .filter(|&i| self.ctx.index.fn_item(i).is_some_and(|f| f.has_receiver()))
+            .filter(|&i| self.ctx.index.fn_item(i).is_some_and(|f| f.has_receiver))
             .collect();
         match with_self.as_slice() {
             [one] => Some(*one),
@@ -2366,7 +2359,7 @@ fn last_token_leaf(e: &syn::Expr) -> proc_macro2::Span {
 /// The parameter (the receiver first) that `sig` takes by value and whose type it
 /// returns: a builder-style method (`fn filled(mut self, x: T) -> Self`) gives back the
 /// owner it was handed.
-fn param_handed_back(sig: &syn::Signature, self_ty: Option<&str>) -> Option<usize> {
+pub(crate) fn param_handed_back(sig: &syn::Signature, self_ty: Option<&str>) -> Option<usize> {
     let syn::ReturnType::Type(_, ret) = &sig.output else {
         return None;
     };
@@ -2381,7 +2374,7 @@ fn param_handed_back(sig: &syn::Signature, self_ty: Option<&str>) -> Option<usiz
 
 /// The name of an owned path type, with `Self` spelled as the `impl`'s type; `None` for
 /// references, pointers and anything that is not a plain path.
-fn owned_type_name(ty: &syn::Type, self_ty: Option<&str>) -> Option<String> {
+pub(crate) fn owned_type_name(ty: &syn::Type, self_ty: Option<&str>) -> Option<String> {
     match ty {
         syn::Type::Paren(p) => owned_type_name(&p.elem, self_ty),
         syn::Type::Group(g) => owned_type_name(&g.elem, self_ty),

@@ -8,6 +8,7 @@
 //! the function is marked truncated, so deeply nested input cannot overflow the stack.
 
 mod expr;
+pub(crate) use expr::{owned_type_name, param_handed_back};
 pub mod geometry;
 pub mod int;
 mod parallel;
@@ -17,7 +18,7 @@ pub mod ty;
 
 use std::collections::HashMap;
 
-use crate::index::{FnItem, ItemIndex};
+use crate::index::{FnAst, FnItem, ItemIndex};
 use crate::ir::{
     Block, BlockId, Body, BodyId, BodyKind, FnId, FnIr, Op, ReleasedBy, ReturnKind, Root,
     RootOrigin, Stmt, Task, Terminator, TyClass, Value, ValueId, ValueKind,
@@ -34,8 +35,8 @@ pub const MAX_DEPTH: u32 = 128;
 const MAX_STMTS: usize = 200_000;
 
 /// What the lowering of one function may consult.
-pub struct LowerCtx<'x, 'a> {
-    pub index: &'x ItemIndex<'a>,
+pub struct LowerCtx<'x> {
+    pub index: &'x ItemIndex,
     pub models: &'x [ApiModel],
     /// Summaries by function index; `None` while not yet computed.
     pub summaries: &'x [Option<FnSummary>],
@@ -91,8 +92,9 @@ struct BodyBuilder {
 }
 
 pub(crate) struct Lowerer<'c, 'x, 'a> {
-    ctx: &'c LowerCtx<'x, 'a>,
-    item: &'c FnItem<'a>,
+    ctx: &'c LowerCtx<'x>,
+    item: &'c FnItem,
+    sig: &'a syn::Signature,
     file: FileId,
     values: Vec<Value>,
     /// Body each value was defined in, to find captures.
@@ -127,18 +129,19 @@ pub(crate) struct Lowerer<'c, 'x, 'a> {
     loop_ranges: Vec<(BodyId, crate::ir::Iteration)>,
 }
 
-/// Lowers function `idx` of the index.
-pub fn lower_fn(ctx: &LowerCtx, idx: usize) -> Option<FnIr> {
+/// Lowers function `idx` of the index, whose syntax is `ast`. Must run on the thread
+/// that parsed the function's file: spans are read from that thread's source positions.
+pub fn lower_fn(ctx: &LowerCtx, idx: usize, ast: FnAst<'_>) -> Option<FnIr> {
     let item = ctx.index.fn_item(idx)?;
-    let mut l = Lowerer::new(ctx, item);
+    let mut l = Lowerer::new(ctx, item, ast.sig);
     l.lower_signature();
-    let result = l.block_expr(item.block);
+    let result = l.block_expr(ast.block);
     if l.is_live() {
         l.emit_return_escape(
             result,
-            Span::from_proc_macro(l.file, item.block.brace_token.span.close()),
+            Span::from_proc_macro(l.file, ast.block.brace_token.span.close()),
         );
-        let span = Span::from_proc_macro(l.file, item.block.brace_token.span.close());
+        let span = Span::from_proc_macro(l.file, ast.block.brace_token.span.close());
         l.terminate(
             Terminator::Return {
                 value: Some(result),
@@ -151,11 +154,12 @@ pub fn lower_fn(ctx: &LowerCtx, idx: usize) -> Option<FnIr> {
 }
 
 impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
-    fn new(ctx: &'c LowerCtx<'x, 'a>, item: &'c FnItem<'a>) -> Self {
-        let span = Span::from_proc_macro(item.file, item.sig.ident.span());
+    fn new(ctx: &'c LowerCtx<'x>, item: &'c FnItem, sig: &'a syn::Signature) -> Self {
+        let span = Span::from_proc_macro(item.file, sig.ident.span());
         Lowerer {
             ctx,
             item,
+            sig,
             file: item.file,
             values: Vec::new(),
             value_body: Vec::new(),
@@ -564,7 +568,7 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
     // ----- signature -------------------------------------------------------------
 
     fn lower_signature(&mut self) {
-        let sig = self.item.sig;
+        let sig = self.sig;
         for (i, arg) in sig.inputs.iter().enumerate() {
             match arg {
                 syn::FnArg::Receiver(r) => {
