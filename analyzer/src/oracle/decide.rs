@@ -97,6 +97,20 @@ struct Concrete {
 }
 
 impl Concrete {
+    /// The view with every symbol given its value in `env`.
+    fn under(v: &View, env: &BTreeMap<String, i128>) -> Option<Concrete> {
+        let at = |e: &Expr| e.eval(&|s: &str| env.get(s).copied());
+        Some(Concrete {
+            elem: i128::from(v.elem_bytes.max(1)),
+            offset: at(&v.offset)?,
+            dims: v
+                .dims
+                .iter()
+                .map(|d| Some((at(&d.len)?, at(&d.stride)?)))
+                .collect::<Option<_>>()?,
+        })
+    }
+
     fn of(v: &View) -> Option<Concrete> {
         Some(Concrete {
             elem: i128::from(v.elem_bytes.max(1)),
@@ -240,7 +254,83 @@ fn overlap_unrecorded(a: &View, b: &View, asm: &Assumptions) -> Answer {
     if let Some(ans) = symbolic_fast_overlap(a, b, asm) {
         return ans;
     }
+    if let Some(ans) = instances_disagree(&[a, b], asm, |c| concrete_overlap(&c[0], &c[1])) {
+        return ans;
+    }
     solver_overlap(a, b, asm)
+}
+
+/// Assignments of `syms` tried before the solver: every symbol one small value, then
+/// values spread apart (growing or shrinking powers of two in name order), which gives
+/// sizes and strides of different magnitudes. Only those the assumptions allow.
+fn probe_assignments(syms: &BTreeSet<String>, asm: &Assumptions) -> Vec<BTreeMap<String, i128>> {
+    let n = syms.len();
+    let spread = |k: usize| 1i128 << k.min(12);
+    let mut out = Vec::new();
+    for pattern in 0..7 {
+        let values: BTreeMap<String, i128> = syms
+            .iter()
+            .enumerate()
+            .map(|(k, s)| {
+                let v = match pattern {
+                    0 => 2,
+                    1 => 3,
+                    2 => 1,
+                    3 => 4,
+                    4 => spread(k),
+                    5 => spread(n - 1 - k),
+                    _ => 2 + (k as i128 % 2),
+                };
+                (s.clone(), v)
+            })
+            .collect();
+        if asm.hold(&|s: &str| values.get(s).copied()) == Some(true) {
+            out.push(values);
+        }
+    }
+    out
+}
+
+/// "May alias", decided without the solver: one allowed assignment of the symbols under
+/// which the views overlap (its witness is the answer's) and one under which they do
+/// not. `concrete` decides the views made concrete; `None` when the instances agree
+/// (the answer may then be "no" or "must", which only the solver can tell).
+fn instances_disagree(
+    views: &[&View],
+    asm: &Assumptions,
+    concrete: impl Fn(&[Concrete]) -> Option<Answer>,
+) -> Option<Answer> {
+    let mut syms = asm.symbols();
+    for v in views {
+        syms.extend(v.symbols());
+    }
+    let mut overlapping: Option<(Answer, BTreeMap<String, i128>)> = None;
+    let mut disjoint = false;
+    for values in probe_assignments(&syms, asm) {
+        let instance: Vec<Concrete> = views
+            .iter()
+            .map(|v| Concrete::under(v, &values))
+            .collect::<Option<_>>()?;
+        let answer = concrete(&instance)?;
+        match answer.verdict {
+            Verdict::NoAlias => disjoint = true,
+            _ if answer.witness.is_some() && overlapping.is_none() => {
+                overlapping = Some((answer, values));
+            }
+            _ => {}
+        }
+        if disjoint && overlapping.is_some() {
+            break;
+        }
+    }
+    let (answer, values) = overlapping.filter(|_| disjoint)?;
+    let mut witness = answer.witness?;
+    witness.symbols = symbol_pairs(&values);
+    Some(Answer::found(
+        Verdict::MayAlias,
+        DecidedBy::Instances,
+        witness,
+    ))
 }
 
 /// Exact decision for concrete views, `None` only when the Diophantine search gives up
@@ -500,6 +590,9 @@ fn internal_unrecorded(v: &View, asm: &Assumptions) -> Answer {
         return solver_internal(v, &Assumptions::new());
     }
     if let Some(ans) = symbolic_fast_internal(v, asm) {
+        return ans;
+    }
+    if let Some(ans) = instances_disagree(&[v], asm, |c| concrete_internal(&c[0])) {
         return ans;
     }
     solver_internal(v, asm)
@@ -1647,5 +1740,62 @@ mod tests {
         let internal = internal_overlap(&c, &Assumptions::new());
         assert!(internal.decided_by.is_fast_path());
         assert_eq!(internal.verdict, Verdict::MustAlias);
+    }
+
+    /// A matrix of unknown sizes and strides (a parameter): rows and columns overlap
+    /// for some strides, not for others.
+    fn free_matrix() -> View {
+        View {
+            root: crate::oracle::view::RootId(0),
+            elem_bytes: 4,
+            offset: Expr::int(0),
+            dims: vec![
+                Dim {
+                    len: Expr::sym("m.dim0"),
+                    stride: Expr::sym("m.stride0"),
+                },
+                Dim {
+                    len: Expr::sym("m.dim1"),
+                    stride: Expr::sym("m.stride1"),
+                },
+            ],
+        }
+    }
+
+    fn reaches_one_element(v: &View, w: &Witness) -> bool {
+        let env: BTreeMap<String, i128> = w
+            .symbols
+            .iter()
+            .map(|(k, x)| (k.clone(), i128::from(*x)))
+            .collect();
+        let at = |idx: &[i64]| {
+            let index: Vec<Expr> = idx.iter().map(|&x| Expr::int(x)).collect();
+            v.address(&index).eval(&|s: &str| env.get(s).copied())
+        };
+        w.a != w.b && at(&w.a).is_some() && at(&w.a) == at(&w.b)
+    }
+
+    #[test]
+    fn instances_that_disagree_decide_may_alias_without_the_solver() {
+        let v = free_matrix();
+        let answer = internal_overlap(&v, &Assumptions::new());
+        assert_eq!(answer.decided_by, DecidedBy::Instances, "{answer:?}");
+        assert_eq!(answer.verdict, Verdict::MayAlias);
+        let witness = answer.witness.expect("a witness");
+        assert!(reaches_one_element(&v, &witness), "{witness:?}");
+    }
+
+    #[test]
+    fn instances_that_agree_leave_the_answer_to_the_solver() {
+        // Row stride at least the row length in elements: rows never meet, which no
+        // instance can prove; only the solver can say "no".
+        let v = free_matrix();
+        let mut asm = Assumptions::new();
+        asm.push(Expr::sym("m.stride1"), Cmp::Eq, Expr::int(1));
+        asm.push(Expr::sym("m.stride0"), Cmp::Ge, Expr::sym("m.dim1"));
+        asm.push(Expr::sym("m.dim1"), Cmp::Ge, Expr::int(1));
+        let answer = internal_overlap(&v, &asm);
+        assert_eq!(answer.verdict, Verdict::NoAlias, "{answer:?}");
+        assert_ne!(answer.decided_by, DecidedBy::Instances);
     }
 }

@@ -24,12 +24,15 @@ pub enum DecidedBy {
     Tiles,
     /// Exact bounded linear Diophantine search over concrete strides.
     Diophantine,
+    /// Symbolic sizes: two allowed assignments, one where the views overlap and one
+    /// where they do not (may alias, with the first as witness).
+    Instances,
     /// The Z3 SMT solver.
     Z3,
 }
 
 impl DecidedBy {
-    pub const ALL: [DecidedBy; 10] = [
+    pub const ALL: [DecidedBy; 11] = [
         DecidedBy::Root,
         DecidedBy::Empty,
         DecidedBy::Interval,
@@ -39,6 +42,7 @@ impl DecidedBy {
         DecidedBy::Nested,
         DecidedBy::Tiles,
         DecidedBy::Diophantine,
+        DecidedBy::Instances,
         DecidedBy::Z3,
     ];
 
@@ -53,6 +57,7 @@ impl DecidedBy {
             DecidedBy::Nested => "nested",
             DecidedBy::Tiles => "tiles",
             DecidedBy::Diophantine => "diophantine",
+            DecidedBy::Instances => "instances",
             DecidedBy::Z3 => "z3",
         }
     }
