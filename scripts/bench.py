@@ -2,7 +2,7 @@
 """Speed of tensor-lint against `cargo check` and `cargo clippy` on the same crates.
 
 For each crate (downloaded by lintcheck into the git-ignored lintcheck/crates/): the
-release `cargo tensor-lint` (best of three runs), then `cargo check` and `cargo clippy`
+release `cargo tensor-lint` (best of five runs), then `cargo check` and `cargo clippy`
 from a clean target directory (dependencies downloaded beforehand, so only compiling is
 timed). Prints a Markdown table with times, ratios, lines per second and peak memory,
 then the cost on 1x, 2x and 4x copies of the corpus to show it grows linearly.
@@ -40,7 +40,7 @@ def timed(cmd: list[str], cwd: Path | None = None, env: dict | None = None) -> t
 
 def lint(binary: Path, manifest: Path, extra: list[str] = ()) -> tuple[float, int, int]:
     best, peak, lines = float("inf"), 0, 0
-    for _ in range(3):
+    for _ in range(5):
         seconds, rss, err = timed([str(binary), "--manifest-path", str(manifest), "--timings", *extra])
         best, peak = min(best, seconds), max(peak, rss)
         for line in err.splitlines():

@@ -26,7 +26,8 @@ pub struct CrateSources {
 ///
 /// A leading shebang and a byte-order mark are accepted, as rustc accepts them.
 pub fn parse_file(file: FileId, text: &str) -> Result<syn::File, SourceError> {
-    syn::parse_file(text).map_err(|err| {
+    let blanked = crate::lexical::blank_doc_comments(text);
+    syn::parse_file(blanked.as_deref().unwrap_or(text)).map_err(|err| {
         // The tokenizer fails with one message for every lexical problem; find the
         // delimiter or literal at fault ourselves so the error points at it.
         if let Some(problem) = crate::lexical::scan(text, |_| {}) {
