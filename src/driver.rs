@@ -297,9 +297,14 @@ fn check_units(
         let base = sources.len() as u32;
         let mut first_mount = Vec::new();
         for file in result.sources.into_files() {
-            let canonical = std::fs::canonicalize(&file.path).unwrap_or_else(|_| file.path.clone());
-            first_mount.push(mounted.insert(canonical));
-            sources.add(file.path, file.display, file.text);
+            // With one unit every file is mounted once already.
+            let first = units.len() == 1 || {
+                let canonical =
+                    std::fs::canonicalize(&file.path).unwrap_or_else(|_| file.path.clone());
+                mounted.insert(canonical)
+            };
+            first_mount.push(first);
+            sources.adopt(file);
         }
         for mut finding in result.findings {
             let file = finding.diagnostic.primary.span.file;

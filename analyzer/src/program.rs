@@ -188,45 +188,41 @@ pub(crate) fn analyze_index(
             .iter()
             .map(|&c| &comps[c])
             .partition(|comp| comp.len() > 1 || comp.iter().any(|&f| edges[f].contains(&f)));
-        let batch: Vec<usize> = {
-            let known = read(&summaries);
-            single
-                .iter()
-                .map(|comp| comp[0])
-                .filter(|&f| {
+        // Recursive components are iterated member by member, each on its own: one
+        // step lowers the next member of every component of the level at once, with
+        // the singletons in the first step.
+        let mut runs: Vec<CycleRun> = cycles.iter().map(|comp| CycleRun::new(comp)).collect();
+        let mut first = true;
+        loop {
+            let mut batch: Vec<usize> = Vec::new();
+            if first {
+                let known = read(&summaries);
+                batch.extend(single.iter().map(|comp| comp[0]).filter(|&f| {
                     edges[f]
                         .iter()
                         .any(|&c| summary_adds_to_annotations(c, &known))
-                })
-                .collect()
-        };
-        for (f, ir) in batch.iter().zip(lowerer.lower(&batch, &summaries)) {
-            fns[*f] = ir;
-        }
-        {
-            let mut known = write(&summaries);
-            for comp in &single {
-                known[comp[0]] = fns[comp[0]].as_ref().map(FnSummary::of);
+                }));
             }
-        }
-        for comp in cycles {
-            for _ in 0..MAX_SCC_ROUNDS {
-                let mut changed = false;
-                for &f in comp {
-                    if !edges[f].is_empty() {
-                        if let Some(ir) = lowerer.lower(&[f], &summaries).pop() {
-                            fns[f] = ir;
-                        }
-                    }
-                    let summary = fns[f].as_ref().map(FnSummary::of);
-                    let mut known = write(&summaries);
-                    if summary != known[f] {
-                        changed = true;
-                        known[f] = summary;
-                    }
+            batch.extend(runs.iter().filter_map(CycleRun::current));
+            if batch.is_empty() && !first {
+                break;
+            }
+            for (f, ir) in batch.iter().zip(lowerer.lower(&batch, &summaries)) {
+                fns[*f] = ir;
+            }
+            let mut known = write(&summaries);
+            if first {
+                for comp in &single {
+                    known[comp[0]] = fns[comp[0]].as_ref().map(FnSummary::of);
                 }
-                if !changed {
-                    break;
+                first = false;
+            }
+            for run in &mut runs {
+                if let Some(f) = run.current() {
+                    let summary = fns[f].as_ref().map(FnSummary::of);
+                    let changed = summary != known[f];
+                    known[f] = summary;
+                    run.advance(changed);
                 }
             }
         }
@@ -246,6 +242,47 @@ pub(crate) fn analyze_index(
         structs: index.structs.clone(),
         cache_line_bytes: options.cache_line_bytes,
         errors: index.errors.clone(),
+    }
+}
+
+/// A recursive component being iterated: its members are lowered in order, round after
+/// round, until a round changes no summary or [`MAX_SCC_ROUNDS`] rounds are done.
+struct CycleRun<'c> {
+    comp: &'c [usize],
+    next: usize,
+    round: usize,
+    changed: bool,
+    done: bool,
+}
+
+impl<'c> CycleRun<'c> {
+    fn new(comp: &'c [usize]) -> CycleRun<'c> {
+        CycleRun {
+            comp,
+            next: 0,
+            round: 0,
+            changed: false,
+            done: comp.is_empty(),
+        }
+    }
+
+    /// The member to lower next, if the component is not done.
+    fn current(&self) -> Option<usize> {
+        (!self.done).then(|| self.comp[self.next])
+    }
+
+    /// The current member was lowered; `changed` says whether its summary changed.
+    fn advance(&mut self, changed: bool) {
+        self.changed |= changed;
+        self.next += 1;
+        if self.next == self.comp.len() {
+            self.next = 0;
+            self.round += 1;
+            if !self.changed || self.round == MAX_SCC_ROUNDS {
+                self.done = true;
+            }
+            self.changed = false;
+        }
     }
 }
 

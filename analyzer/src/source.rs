@@ -153,6 +153,14 @@ impl SourceMap {
         id
     }
 
+    /// Takes a file of another map, under a new id, with its line index.
+    pub fn adopt(&mut self, mut file: SourceFile) -> FileId {
+        let id = FileId(u32::try_from(self.files.len()).expect("fewer than 2^32 files"));
+        file.id = id;
+        self.files.push(file);
+        id
+    }
+
     pub fn get(&self, id: FileId) -> &SourceFile {
         &self.files[id.0 as usize]
     }
