@@ -193,8 +193,8 @@ struct UnitResult {
     timings: Timings,
 }
 
-/// Where the time went (`--timings`): per phase, summed over the worker threads, and
-/// which path of the alias oracle decided each query.
+/// Where the time went (`--timings`): per phase, the wall time of each target summed over
+/// the targets, and which path of the alias oracle decided each query.
 #[derive(Clone, Debug, Default)]
 pub struct Timings {
     pub discover: Duration,
@@ -235,7 +235,7 @@ impl Timings {
     pub fn render(&self) -> String {
         let ms = |d: Duration| format!("{:.1} ms", d.as_secs_f64() * 1000.0);
         let mut out = String::from(
-            "timings (parse, lower and lints summed over worker threads):
+            "timings (parse, lower and lints summed over targets):
 ",
         );
         for (phase, time) in [
