@@ -5,11 +5,9 @@ use std::collections::HashSet;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use tensor_lint_analyzer::pipeline::{self, CrateRoot, InternalError, WORKER_STACK_BYTES};
+use tensor_lint_analyzer::pipeline::{self, CrateRoot, InternalError};
 use tensor_lint_analyzer::program::{analyze_crate, AnalysisOptions, CrateIr};
 use tensor_lint_analyzer::source::{FileId, SourceError, SourceMap};
 use tensor_lint_analyzer::suppress::{self, AllowRegion};
@@ -286,7 +284,9 @@ fn check_units(
     // Units run side by side, and each spreads its files over the cores left to it.
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let per_unit = (cores / units.len().clamp(1, cores)).max(1);
-    let results = parallel_map(units, |unit| check_unit_isolated(unit, flags, per_unit));
+    let results = pipeline::parallel_map(units, cores, "tensor-lint-unit", |unit| {
+        check_unit_isolated(unit, flags, per_unit)
+    });
     let mut sources = SourceMap::new();
     let mut findings = Vec::new();
     // A file mounted by two targets (a `mod` shared by lib and bin) is reported once,
@@ -317,43 +317,6 @@ fn check_units(
     findings.sort_by(|a, b| a.diagnostic.sort_key().cmp(&b.diagnostic.sort_key()));
     findings.dedup_by(|a, b| a.diagnostic == b.diagnostic);
     (sources, findings)
-}
-
-/// Runs `work` on every item on as many big-stack threads as there are cores; results
-/// come back in the order of `items`.
-fn parallel_map<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let workers = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(items.len())
-        .max(1);
-    let next = AtomicUsize::new(0);
-    let slots: Vec<Mutex<Option<R>>> = items.iter().map(|_| Mutex::new(None)).collect();
-    std::thread::scope(|scope| {
-        for _ in 0..workers {
-            let spawned = std::thread::Builder::new()
-                .name("tensor-lint-unit".into())
-                .stack_size(WORKER_STACK_BYTES)
-                .spawn_scoped(scope, || loop {
-                    let index = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(item) = items.get(index) else { break };
-                    let result = work(item);
-                    *slots[index].lock().unwrap_or_else(|e| e.into_inner()) = Some(result);
-                });
-            if spawned.is_err() {
-                break; // the threads already running (or this one, below) take the rest
-            }
-        }
-    });
-    // Whatever no worker took (no thread could be started) runs here.
-    items
-        .iter()
-        .zip(slots)
-        .map(|(item, slot)| {
-            slot.into_inner()
-                .unwrap_or_else(|e| e.into_inner())
-                .unwrap_or_else(|| work(item))
-        })
-        .collect()
 }
 
 /// Checks one unit; an internal error (a bug of ours) becomes a diagnostic naming the

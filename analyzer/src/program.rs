@@ -229,7 +229,7 @@ pub(crate) fn analyze_index(
     }
 
     let fns: Vec<FnIr> = fns.into_iter().flatten().collect();
-    let facts = parallel_chunks(&fns, threads, FnFacts::compute);
+    let facts = crate::pipeline::parallel_map(&fns, threads, "tensor-lint-facts", FnFacts::compute);
     let summaries = std::mem::take(&mut *write(&summaries))
         .into_iter()
         .map(Option::unwrap_or_default)
@@ -314,43 +314,6 @@ fn levels(n: usize, edges: &[Vec<usize>], comps: &[Vec<usize>]) -> Vec<Vec<usize
         levels[level].push(c);
     }
     levels
-}
-
-/// `work` on every item, on up to `threads` big-stack threads; results in item order.
-pub(crate) fn parallel_chunks<T: Sync, R: Send>(
-    items: &[T],
-    threads: usize,
-    work: impl Fn(&T) -> R + Sync,
-) -> Vec<R> {
-    let threads = threads.clamp(1, items.len().max(1));
-    if threads == 1 {
-        return items.iter().map(work).collect();
-    }
-    let chunk = items.len().div_ceil(threads);
-    let work = &work;
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = items
-            .chunks(chunk)
-            .map(|part| {
-                std::thread::Builder::new()
-                    .name("tensor-lint-facts".into())
-                    .stack_size(crate::pipeline::WORKER_STACK_BYTES)
-                    .spawn_scoped(scope, move || part.iter().map(work).collect::<Vec<R>>())
-            })
-            .collect();
-        let mut out = Vec::with_capacity(items.len());
-        for (handle, part) in handles.into_iter().zip(items.chunks(chunk)) {
-            match handle {
-                Ok(h) => match h.join() {
-                    Ok(results) => out.extend(results),
-                    Err(payload) => std::panic::resume_unwind(payload),
-                },
-                // No thread could be started: this one does the part.
-                Err(_) => out.extend(part.iter().map(work)),
-            }
-        }
-        out
-    })
 }
 
 /// Readable IR dump of every function, or only those whose name (or `Type::method`
