@@ -319,14 +319,30 @@ fn check_units(
     (sources, findings)
 }
 
+thread_local! {
+    /// Set while this thread checks a unit: a panic here becomes a diagnostic.
+    static CATCHING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether a panic on this thread now is caught and reported as an internal-error
+/// diagnostic (worker threads, named `tensor-lint-…`, always are).
+pub fn panic_is_reported() -> bool {
+    CATCHING.with(|c| c.get())
+        || std::thread::current()
+            .name()
+            .is_some_and(|name| name.starts_with("tensor-lint-"))
+}
+
 /// Checks one unit; an internal error (a bug of ours) becomes a diagnostic naming the
 /// crate, and the run goes on.
 fn check_unit_isolated(unit: &Unit, flags: &[LevelFlag], threads: usize) -> UnitResult {
     let mut sources = SourceMap::new();
     let mut timings = Timings::default();
+    let was_caught = CATCHING.with(|c| c.replace(true));
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         check_unit(unit, flags, threads, &mut sources, &mut timings)
     }));
+    CATCHING.with(|c| c.set(was_caught));
     let payload = match outcome {
         Ok(findings) => {
             return UnitResult {

@@ -37,16 +37,14 @@ fn main() -> ExitCode {
     }
 }
 
-/// A panic on a worker thread (named `tensor-lint-…`) is caught and reported as a
-/// diagnostic naming the file; the default message with its backtrace is printed only
-/// when `RUST_BACKTRACE` asks for it.
+/// A panic while a unit is checked is caught and reported as a diagnostic naming the
+/// file; the default message with its backtrace is printed beside it only when
+/// `RUST_BACKTRACE` asks for one.
 fn quiet_caught_panics() {
     let default = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
-        let caught = std::thread::current()
-            .name()
-            .is_some_and(|name| name.starts_with("tensor-lint-"));
-        if !caught || std::env::var_os("RUST_BACKTRACE").is_some() {
+        let backtrace = std::env::var_os("RUST_BACKTRACE").is_some_and(|v| v != "0");
+        if backtrace || !cargo_tensor_lint::driver::panic_is_reported() {
             default(info);
         }
     }));

@@ -239,7 +239,8 @@ fn skip_block_comment(bytes: &[u8], mut i: usize) -> Option<usize> {
 fn skip_char_or_lifetime(bytes: &[u8], i: usize) -> usize {
     match bytes.get(i + 1) {
         Some(b'\\') => {
-            let mut j = i + 2;
+            // Past the backslash and the escaped character (`'\''`, `'\\'`).
+            let mut j = i + 3;
             while j < bytes.len() && bytes[j] != b'\'' && bytes[j] != b'\n' {
                 j += 1;
             }
@@ -289,6 +290,15 @@ mod tests {
         assert!(f.attrs.is_empty());
         let at = f.sig.ident.span().byte_range().start;
         assert_eq!(&text[at..at + 1], "f");
+    }
+
+    #[test]
+    fn escaped_quotes_in_chars_do_not_start_a_comment() {
+        let text = "const Q: [char; 3] = ['\\'','\"', '\\\\'];\nconst S: &str = \"]///x\";\n/// doc\nfn f() {}\n";
+        let blanked = blank_doc_comments(text).expect("has a doc comment");
+        assert!(blanked.contains("\"]///x\""), "{blanked}");
+        assert!(blanked.contains("//  doc"), "{blanked}");
+        assert_eq!(scan(text, |_| {}), None);
     }
 
     #[test]

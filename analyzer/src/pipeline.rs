@@ -24,7 +24,9 @@ use crate::ir::FnIr;
 use crate::lower::{lower_fn, LowerCtx};
 use crate::program::{analyze_index, read, AnalysisOptions, CrateIr, LowerFns, SharedSummaries};
 use crate::source::{FileId, SourceError, SourceFile, SourceMap};
-use crate::syntax::{load_pending, mount_files, remount, FileRecord, ParsedFile, PendingFile};
+use crate::syntax::{
+    load_pending, mount_files, remount, Claims, FileRecord, ParsedFile, PendingFile,
+};
 
 /// Stack of every worker thread: deep expressions recurse (the lowering bounds its own
 /// depth, syn's parser does not), and the memory is only reserved, not used.
@@ -137,7 +139,7 @@ pub fn analyze_files<T: Send>(
             workers,
             inbox: from_workers,
         };
-        let result = leader.lead(started, options, krate.name);
+        let result = leader.lead(&queue, started, options, krate.name);
         for worker in &leader.workers {
             let _ = worker.send(Command::Stop);
         }
@@ -202,6 +204,7 @@ struct QueueState {
     /// Provisional ids handed out.
     next_id: u32,
     abandoned: bool,
+    claims: Claims,
 }
 
 impl Queue {
@@ -212,6 +215,7 @@ impl Queue {
                 busy: 0,
                 next_id: 0,
                 abandoned: false,
+                claims: Claims::default(),
             }),
             changed: Condvar::new(),
         }
@@ -248,6 +252,14 @@ impl Queue {
         // Reversed, so that a lone worker loads in source order.
         state.pending.extend(children.into_iter().rev());
         self.changed.notify_all();
+    }
+
+    fn claim(&self, canonical: &Path, key: &[u32]) -> bool {
+        self.lock().claims.claim(canonical, key)
+    }
+
+    fn over_limit_error(&self) -> Option<SourceError> {
+        self.lock().claims.over_limit_error()
     }
 
     /// A worker failed: the others stop waiting.
@@ -321,7 +333,8 @@ impl<T> Worker<'_, T> {
         let mut parsed: Vec<ParsedFile> = Vec::new();
         while let Some((pending, id)) = queue.take() {
             self.working_on(pending.path());
-            let loaded = load_pending(&pending, id, krate.display, krate.excluded);
+            let mut claim = |canonical: &Path, key: &[u32]| queue.claim(canonical, key);
+            let loaded = load_pending(&pending, id, krate.display, krate.excluded, &mut claim);
             let children = match loaded {
                 Some(loaded) => {
                     if let Some(ast) = loaded.ast {
@@ -424,6 +437,7 @@ impl<T> Leader<T> {
 
     fn lead(
         &mut self,
+        queue: &Queue,
         started: Instant,
         options: &AnalysisOptions,
         name: &str,
@@ -439,7 +453,8 @@ impl<T> Leader<T> {
             }
         }
         let mut sources = SourceMap::new();
-        let (ids, load_errors) = mount_files(records, &mut sources);
+        let (ids, mut load_errors) = mount_files(records, &mut sources);
+        load_errors.extend(queue.over_limit_error());
         let parse_time = started.elapsed();
 
         // Indexing.
@@ -521,6 +536,10 @@ struct Spread<'l, T> {
 }
 
 impl<T> LowerFns for Spread<'_, T> {
+    fn failed(&self) -> bool {
+        self.failed.is_some()
+    }
+
     fn lower(&mut self, fns: &[usize], summaries: &SharedSummaries) -> Vec<Option<FnIr>> {
         if fns.is_empty() || self.failed.is_some() {
             return fns.iter().map(|_| None).collect();

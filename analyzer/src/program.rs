@@ -108,6 +108,12 @@ pub(crate) trait LowerFns {
     /// Lowers each of `fns` with the summaries as they are now; results in the order
     /// of `fns`.
     fn lower(&mut self, fns: &[usize], summaries: &SharedSummaries) -> Vec<Option<FnIr>>;
+
+    /// Whether lowering has failed (a worker panicked): the schedule stops, and the
+    /// caller raises the failure.
+    fn failed(&self) -> bool {
+        false
+    }
 }
 
 /// Lowers on the calling thread, which parsed every file.
@@ -184,6 +190,9 @@ pub(crate) fn analyze_index(
     };
     let comps = bottom_up_components(n, &edges);
     for level in levels(n, &edges, &comps) {
+        if lowerer.failed() {
+            break;
+        }
         let (cycles, single): (Vec<&Vec<usize>>, Vec<&Vec<usize>>) = level
             .iter()
             .map(|&c| &comps[c])
@@ -228,7 +237,11 @@ pub(crate) fn analyze_index(
         }
     }
 
-    let fns: Vec<FnIr> = fns.into_iter().flatten().collect();
+    let fns: Vec<FnIr> = if lowerer.failed() {
+        Vec::new()
+    } else {
+        fns.into_iter().flatten().collect()
+    };
     let facts = crate::pipeline::parallel_map(&fns, threads, "tensor-lint-facts", FnFacts::compute);
     let summaries = std::mem::take(&mut *write(&summaries))
         .into_iter()

@@ -299,11 +299,36 @@ fn parse_comment_allow(
 }
 
 /// The first line after `line` that is not blank and not only a comment or attribute.
+/// The first line after `line` with code on it: blank lines, line comments (doc ones
+/// too) and lines that only hold a block comment (`/** Docs. */`, which may run over
+/// several lines) are skipped.
 fn next_code_line(file: &SourceFile, line: usize) -> Option<usize> {
+    let mut in_block = false;
     (line + 1..file.line_count()).find(|&l| {
         let text = file.line_text(l).trim();
+        if in_block {
+            in_block = !text.contains("*/");
+            return in_block_ends_with_code(text, in_block);
+        }
+        if text.starts_with("/*") {
+            match text.find("*/") {
+                Some(end) => return !text[end + 2..].trim().is_empty(),
+                None => {
+                    in_block = true;
+                    return false;
+                }
+            }
+        }
         !text.is_empty() && !text.starts_with("//")
     })
+}
+
+/// A line that closes a block comment holds code when something follows the `*/`.
+fn in_block_ends_with_code(text: &str, still_open: bool) -> bool {
+    !still_open
+        && text
+            .find("*/")
+            .is_some_and(|end| !text[end + 2..].trim().is_empty())
 }
 
 #[cfg(test)]
@@ -312,7 +337,7 @@ mod tests {
 
     fn allows(text: &str) -> (Vec<(String, Vec<String>)>, Vec<String>) {
         let file = SourceFile::new(FileId(0), "a.rs".into(), "a.rs".into(), text.into());
-        let ast = syn::parse_file(text).expect("test input parses");
+        let ast = crate::syntax::parse_file(FileId(0), text).expect("test input parses");
         let (regions, errors) = collect(&file, &ast);
         let regions = regions
             .into_iter()
@@ -354,6 +379,23 @@ mod tests {
                 vec!["leak".to_string()]
             )]
         );
+    }
+
+    #[test]
+    fn comment_allow_covers_a_documented_item_whole() {
+        for docs in [
+            "/// Allocates.\n",
+            "/** Allocates. */\n",
+            "/**\n * Allocates.\n */\n",
+        ] {
+            let text = format!(
+                "// tensor-lint: allow(leak)\n{docs}pub fn f() {{\n    g();\n}}\nfn h() {{}}\n"
+            );
+            let (regions, errors) = allows(&text);
+            assert!(errors.is_empty(), "{errors:?}");
+            assert_eq!(regions.len(), 1, "{docs:?}");
+            assert_eq!(regions[0].0, "pub fn f() {\n    g();\n}", "{docs:?}");
+        }
     }
 
     #[test]

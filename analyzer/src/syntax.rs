@@ -102,9 +102,12 @@ pub fn load_crate(
     let mut records = Vec::new();
     let mut parsed = Vec::new();
     let mut pending = vec![PendingFile::root(root)];
+    // Depth-first in source order: the first claim of a file is its smallest key.
+    let mut claims = Claims::default();
     while let Some(next) = pending.pop() {
         let temp = FileId(records.len() as u32);
-        let Some(loaded) = load_pending(&next, temp, display, excluded) else {
+        let mut claim = |canonical: &Path, key: &[u32]| claims.claim(canonical, key);
+        let Some(loaded) = load_pending(&next, temp, display, excluded, &mut claim) else {
             continue;
         };
         pending.extend(loaded.children.into_iter().rev());
@@ -117,7 +120,8 @@ pub fn load_crate(
         }
         records.push((temp, loaded.record));
     }
-    let (ids, errors) = mount_files(records, sources);
+    let (ids, mut errors) = mount_files(records, sources);
+    errors.extend(claims.over_limit_error());
     let krate = CrateSources {
         name: name.to_string(),
         files: remount(parsed, &ids),
@@ -141,6 +145,49 @@ pub(crate) fn remount(parsed: Vec<ParsedFile>, ids: &[Option<FileId>]) -> Vec<Pa
 /// Most module files one crate may mount: a guard against `#[path]` and symlink tricks
 /// that mount the same files again and again.
 const MAX_FILES: usize = 50_000;
+
+/// Which module files are taken, by whom: a file mounted twice is read only for the
+/// smallest key that mounts it (rustc's first mount), so that repeated mounts cost
+/// nothing, and no more than [`MAX_FILES`] files are read.
+#[derive(Debug, Default)]
+pub(crate) struct Claims {
+    by_path: std::collections::HashMap<PathBuf, Vec<u32>>,
+    over_limit: bool,
+}
+
+impl Claims {
+    /// Whether the file at `key` is to be read.
+    pub(crate) fn claim(&mut self, canonical: &Path, key: &[u32]) -> bool {
+        let full = self.by_path.len() >= MAX_FILES;
+        match self.by_path.get_mut(canonical) {
+            Some(held) if held.as_slice() <= key => false,
+            Some(held) => {
+                // Loaded out of order (on another thread): the smaller key wins, and
+                // mounting drops the other.
+                *held = key.to_vec();
+                true
+            }
+            None if full => {
+                self.over_limit = true;
+                false
+            }
+            None => {
+                self.by_path.insert(canonical.to_path_buf(), key.to_vec());
+                true
+            }
+        }
+    }
+
+    /// The error for a crate that mounts more files than the limit, at its root file
+    /// (always the first file mounted).
+    pub(crate) fn over_limit_error(&self) -> Option<SourceError> {
+        self.over_limit.then(|| SourceError {
+            span: Span::new(FileId(0), 0, 0),
+            message: format!("this crate mounts more than {MAX_FILES} module files"),
+            label: "the modules beyond the limit are not read".into(),
+        })
+    }
+}
 
 /// A module file still to load.
 #[derive(Clone, Debug)]
@@ -196,19 +243,21 @@ pub(crate) struct FileRecord {
 }
 
 /// Reads and parses one module file, given the provisional id `file`; `None` when the
-/// file is excluded or would close a symlink loop.
+/// file is excluded, would close a symlink loop, or is not `claim`ed (mounted already
+/// by a smaller key, or over the limit).
 pub(crate) fn load_pending(
     pending: &PendingFile,
     file: FileId,
     display: &dyn Fn(&Path) -> String,
     excluded: &dyn Fn(&Path) -> bool,
+    claim: &mut dyn FnMut(&Path, &[u32]) -> bool,
 ) -> Option<LoadedFile> {
     let path = &pending.path;
     if excluded(path) {
         return None;
     }
     let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
-    if pending.ancestors.contains(&canonical) {
+    if pending.ancestors.contains(&canonical) || !claim(&canonical, &pending.key) {
         return None;
     }
     let shown = display(path);
@@ -340,7 +389,7 @@ pub(crate) fn mount_files(
         if dropped.as_ref().is_some_and(|d| record.key.starts_with(d)) {
             continue;
         }
-        if seen.len() >= MAX_FILES || !seen.insert(record.canonical.clone()) {
+        if !seen.insert(record.canonical.clone()) {
             dropped = Some(record.key);
             continue;
         }

@@ -137,3 +137,44 @@ fn a_panic_on_a_worker_reaches_the_caller() {
     );
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// Each file mounts the next one twice, 24 levels deep: read naively, that is 2^24
+/// loads; each file must be read once, for the first mount, as rustc would.
+#[test]
+fn a_file_mounted_again_and_again_is_read_once() {
+    let dir = std::env::temp_dir().join(format!("tensor-lint-remount-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let src = dir.join("src");
+    std::fs::create_dir_all(&src).unwrap();
+    let levels = 24;
+    for k in 0..levels {
+        let name = if k == 0 {
+            "lib.rs".to_string()
+        } else {
+            format!("f{k}.rs")
+        };
+        let text = format!(
+            "#[path = \"f{next}.rs\"] mod a;\n#[path = \"f{next}.rs\"] mod b;\npub fn g{k}() {{}}\n",
+            next = k + 1
+        );
+        std::fs::write(src.join(name), text).unwrap();
+    }
+    std::fs::write(src.join(format!("f{levels}.rs")), "pub fn leaf() {}\n").unwrap();
+    let root = src.join("lib.rs");
+    for threads in [1, 2] {
+        let analyzed = analyze(&root, threads);
+        assert_eq!(analyzed.files, levels + 1, "{threads} threads");
+        assert!(
+            analyzed.load_errors.is_empty(),
+            "{:?}",
+            analyzed.load_errors
+        );
+        let mounted: Vec<String> = analyzed.ir.functions().map(|f| f.path.clone()).collect();
+        // Every file is mounted at its first path, through `a` each time.
+        assert_eq!(
+            mounted.last().map(String::as_str),
+            Some(&*format!("{}leaf", "a::".repeat(levels)))
+        );
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}
