@@ -12,7 +12,9 @@ use tensor_lint_analyzer::program::{analyze_crate, AnalysisOptions, CrateIr};
 use tensor_lint_analyzer::source::{FileId, SourceError, SourceMap};
 use tensor_lint_analyzer::suppress::{self, AllowRegion};
 use tensor_lint_analyzer::syntax::{self, CrateSources};
-use tensor_lint_lints::context::{LintContext, LintFinding};
+use tensor_lint_lints::context::{
+    function_being_checked, injected_failure, LintContext, LintFinding, INJECT_FAILURE_ENV,
+};
 use tensor_lint_lints::diagnostic::{Diagnostic, Label, Level, Severity};
 use tensor_lint_lints::registry;
 
@@ -339,6 +341,7 @@ fn check_unit_isolated(unit: &Unit, flags: &[LevelFlag], threads: usize) -> Unit
     let mut sources = SourceMap::new();
     let mut timings = Timings::default();
     let was_caught = CATCHING.with(|c| c.replace(true));
+    tensor_lint_lints::context::done_checking();
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         check_unit(unit, flags, threads, &mut sources, &mut timings)
     }));
@@ -354,33 +357,51 @@ fn check_unit_isolated(unit: &Unit, flags: &[LevelFlag], threads: usize) -> Unit
         Err(payload) => payload,
     };
     let detail = InternalError::message_of(payload.as_ref());
-    // A worker names the file it was on; otherwise the crate's root stands for it.
-    let (path, label, message) = match payload
+    // A worker names the file it was on, a lint pass the function it was checking;
+    // otherwise the crate's root stands for it.
+    let in_lint = function_being_checked()
+        .and_then(|span| Some((sources.try_get(span.file)?.path.clone(), span)));
+    let worker_path = payload
         .downcast_ref::<InternalError>()
-        .and_then(|e| e.path.clone())
-    {
-        Some(path) => {
-            let shown = display_path(&unit.display_base, &path);
-            let message = format!("internal error of tensor-lint while checking `{shown}`");
-            (path, "while analysing this file", message)
-        }
-        None => (
+        .and_then(|e| e.path.clone());
+    let (path, range, label, names_file) = match (worker_path, in_lint) {
+        (Some(path), _) => (path, (0, 0), "while analysing this file", true),
+        (None, Some((path, span))) => (
+            path,
+            (span.lo as usize, span.hi as usize),
+            "while linting this function",
+            true,
+        ),
+        (None, None) => (
             unit.root_file.clone(),
+            (0, 0),
             "in the crate rooted here",
-            format!(
-                "internal error of tensor-lint while checking `{}`",
-                unit.crate_name
-            ),
+            false,
         ),
     };
+    let message = format!(
+        "internal error of tensor-lint while checking `{}`",
+        if names_file {
+            display_path(&unit.display_base, &path)
+        } else {
+            unit.crate_name.clone()
+        }
+    );
     let mut sources = SourceMap::new();
     let display = display_path(&unit.display_base, &path);
     let text = std::fs::read_to_string(&path).unwrap_or_default();
+    // The file may have changed since it was read: keep the span inside it.
+    let (lo, hi) = (range.0.min(text.len()), range.1.min(text.len()));
+    let (lo, hi) = if text.is_char_boundary(lo) && text.is_char_boundary(hi) {
+        (lo, hi)
+    } else {
+        (0, 0)
+    };
     let file = sources.add(path, display, text);
     let diagnostic = Diagnostic::new(
         Severity::Error,
         message,
-        Label::new(tensor_lint_analyzer::source::Span::new(file, 0, 0), label),
+        Label::new(tensor_lint_analyzer::source::Span::new(file, lo, hi), label),
     )
     .with_note(format!("the analyzer failed: {detail}"))
     .with_help("this is a bug in tensor-lint; please report it with this crate's source");
@@ -434,13 +455,10 @@ fn check_unit(
         display: &display,
         excluded: &excluded,
     };
-    let fail_on = injected_failure();
+    let fail_on = injected_failure().filter(|v| !v.starts_with("fn:"));
     let analyzed =
         pipeline::analyze_files(&root, &analysis_options(config), threads, &|file, ast| {
-            if fail_on
-                .as_deref()
-                .is_some_and(|name| file.display.ends_with(name))
-            {
+            if fail_on.is_some_and(|name| file.display.ends_with(name)) {
                 panic!("failure injected by {INJECT_FAILURE_ENV}");
             }
             suppress::collect(file, ast)
@@ -464,19 +482,6 @@ fn check_unit(
             origin: unit.origin.clone(),
         })
         .collect()
-}
-
-/// Names a file (its shown path ends with the value) on which debug builds fail on
-/// purpose, so that tests see an internal error travel from a worker thread to the
-/// diagnostic. Release builds ignore it.
-const INJECT_FAILURE_ENV: &str = "TENSOR_LINT_TEST_FAIL_ON";
-
-fn injected_failure() -> Option<String> {
-    if cfg!(debug_assertions) {
-        std::env::var(INJECT_FAILURE_ENV).ok()
-    } else {
-        None
-    }
 }
 
 /// What the analyzer made of a crate, before the lints.

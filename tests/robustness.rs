@@ -170,6 +170,44 @@ fn an_internal_error_names_its_file_and_the_run_goes_on() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
+#[test]
+fn an_internal_error_in_a_lint_names_the_function() {
+    let dir = common::scratch(
+        "lint-internal",
+        &[
+            ("Cargo.toml", &common::package("kern")),
+            (
+                "src/lib.rs",
+                "mod kernels;\npub fn root(v: &mut [f32]) { v[0] = 0.0; }\n",
+            ),
+            (
+                "src/kernels.rs",
+                "// the kernels\npub fn smooth(v: &mut [f32]) { v[0] = 1.0; }\n",
+            ),
+        ],
+    );
+    let out = common::bin()
+        .arg("--manifest-path")
+        .arg(dir.join("Cargo.toml"))
+        .env("TENSOR_LINT_TEST_FAIL_ON", "fn:smooth")
+        .env_remove("RUST_BACKTRACE")
+        .output()
+        .expect("runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("error: internal error of tensor-lint while checking `src/kernels.rs`"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("--> src/kernels.rs:2:8"), "{stderr}");
+    assert!(
+        stderr.contains("^^^^^^ while linting this function"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("panicked at"), "{stderr}");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
 const LEAKY: &str = "use std::alloc::{alloc, Layout};\n\
 pub fn f(n: usize) -> f32 {\n\
     let p = unsafe { alloc(Layout::array::<f32>(n).unwrap()) } as *mut f32;\n\

@@ -248,7 +248,7 @@ impl Conflict<'_> {
 }
 
 fn check(cx: &LintContext<'_>, out: &mut Vec<LintFinding>) {
-    for ir in cx.ir.functions() {
+    for ir in cx.functions() {
         for region in regions(ir) {
             check_region(cx, ir, &region, out);
         }

@@ -64,7 +64,7 @@ const COPIES: &[&str] = &[
 ];
 
 fn check(cx: &LintContext<'_>, out: &mut Vec<LintFinding>) {
-    for f in cx.ir.functions().filter(|f| f.annotations.kernel) {
+    for f in cx.functions().filter(|f| f.annotations.kernel) {
         let Some(facts) = cx.ir.facts(f.id) else {
             continue;
         };

@@ -128,7 +128,7 @@ pub(crate) fn is_raii(how: &ReleaseKind) -> bool {
 fn check(cx: &LintContext<'_>, out: &mut Vec<LintFinding>) {
     // A truncated function lacks some of its ops: a missing release or allocation
     // would become a false finding.
-    for f in cx.ir.functions().filter(|f| !f.truncated) {
+    for f in cx.functions().filter(|f| !f.truncated) {
         let Some(facts) = cx.ir.facts(f.id) else {
             continue;
         };

@@ -66,7 +66,7 @@ use crate::diagnostic::{Diagnostic, Label, Severity};
 
 fn check(cx: &LintContext<'_>, out: &mut Vec<LintFinding>) {
     let line = cx.cache_line_bytes.max(1);
-    for ir in cx.ir.functions() {
+    for ir in cx.functions() {
         for region in regions(ir) {
             let mut reported: BTreeSet<RootId> = BTreeSet::new();
             let writes = |t: &'_ TaskFacts<'_>| -> Vec<usize> {

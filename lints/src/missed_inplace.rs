@@ -56,7 +56,7 @@ crate::declare_lint! {
 pub const PASS: Option<crate::context::CheckFn> = Some(check);
 
 fn check(cx: &LintContext<'_>, out: &mut Vec<LintFinding>) {
-    for f in cx.ir.functions().filter(|f| f.annotations.kernel) {
+    for f in cx.functions().filter(|f| f.annotations.kernel) {
         let Some(facts) = cx.ir.facts(f.id) else {
             continue;
         };

@@ -143,12 +143,14 @@ pub fn passes() -> [(&'static Lint, Option<CheckFn>); 8] {
 
 /// Runs every pass over one crate; findings in pass order.
 pub fn check_crate(cx: &LintContext<'_>) -> Vec<LintFinding> {
+    crate::context::done_checking();
     let mut findings = Vec::new();
     for (_, pass) in passes() {
         if let Some(pass) = pass {
             pass(cx, &mut findings);
         }
     }
+    crate::context::done_checking();
     findings
 }
 

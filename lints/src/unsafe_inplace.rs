@@ -93,7 +93,7 @@ struct Overwrite<'a> {
 }
 
 fn check(cx: &LintContext<'_>, out: &mut Vec<LintFinding>) {
-    for f in cx.ir.functions() {
+    for f in cx.functions() {
         let Some(facts) = cx.ir.facts(f.id) else {
             continue;
         };

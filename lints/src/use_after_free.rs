@@ -47,7 +47,7 @@ pub const PASS: Option<crate::context::CheckFn> = Some(check);
 fn check(cx: &LintContext<'_>, out: &mut Vec<LintFinding>) {
     // A truncated function lacks some of its ops: a missing release or allocation
     // would become a false finding.
-    for f in cx.ir.functions().filter(|f| !f.truncated) {
+    for f in cx.functions().filter(|f| !f.truncated) {
         let Some(facts) = cx.ir.facts(f.id) else {
             continue;
         };
