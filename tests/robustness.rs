@@ -140,16 +140,7 @@ fn an_internal_error_names_its_file_and_the_run_goes_on() {
             ("fine/src/lib.rs", LEAKY),
         ],
     );
-    let out = common::bin()
-        .arg("--manifest-path")
-        .arg(dir.join("Cargo.toml"))
-        .arg("--workspace")
-        .env("TENSOR_LINT_TEST_FAIL_ON", "kernels.rs")
-        .env_remove("RUST_BACKTRACE")
-        .output()
-        .expect("runs");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let stderr = run_failing_on(&dir, "kernels.rs");
     assert!(
         stderr.contains(
             "error: internal error of tensor-lint while checking `broken/src/kernels.rs`"
@@ -186,15 +177,7 @@ fn an_internal_error_in_a_lint_names_the_function() {
             ),
         ],
     );
-    let out = common::bin()
-        .arg("--manifest-path")
-        .arg(dir.join("Cargo.toml"))
-        .env("TENSOR_LINT_TEST_FAIL_ON", "fn:smooth")
-        .env_remove("RUST_BACKTRACE")
-        .output()
-        .expect("runs");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let stderr = run_failing_on(&dir, "fn:smooth");
     assert!(
         stderr.contains("error: internal error of tensor-lint while checking `src/kernels.rs`"),
         "{stderr}"
@@ -206,6 +189,22 @@ fn an_internal_error_in_a_lint_names_the_function() {
     );
     assert!(!stderr.contains("panicked at"), "{stderr}");
     let _ = std::fs::remove_dir_all(dir);
+}
+
+/// Checks the whole workspace at `dir` with a failure injected at `fail_on` (see
+/// `TENSOR_LINT_TEST_FAIL_ON`), quiet backtraces, expecting exit status 1; its stderr.
+fn run_failing_on(dir: &std::path::Path, fail_on: &str) -> String {
+    let out = common::bin()
+        .arg("--manifest-path")
+        .arg(dir.join("Cargo.toml"))
+        .arg("--workspace")
+        .env("TENSOR_LINT_TEST_FAIL_ON", fail_on)
+        .env_remove("RUST_BACKTRACE")
+        .output()
+        .expect("runs");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    stderr
 }
 
 const LEAKY: &str = "use std::alloc::{alloc, Layout};\n\

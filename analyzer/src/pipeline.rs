@@ -175,7 +175,7 @@ fn analyze_here<T>(
     let ir = crate::program::analyze_crate(&parsed, &sources, options);
     Analyzed {
         files: parsed.files.len(),
-        lines: line_count(&sources, &parsed.files),
+        lines: line_count(&sources, parsed.files.iter().map(|f| f.file)),
         sources,
         ir,
         load_errors,
@@ -185,8 +185,9 @@ fn analyze_here<T>(
     }
 }
 
-fn line_count(sources: &SourceMap, files: &[ParsedFile]) -> usize {
-    files.iter().map(|f| sources.get(f.file).line_count()).sum()
+/// Lines of the parsed files `files`.
+fn line_count(sources: &SourceMap, files: impl Iterator<Item = FileId>) -> usize {
+    files.map(|f| sources.get(f).line_count()).sum()
 }
 
 type Panic = Box<dyn std::any::Any + Send>;
@@ -510,10 +511,7 @@ impl<T> Leader<T> {
             return Err(payload);
         }
         let sources = Arc::try_unwrap(sources).unwrap_or_else(|shared| (*shared).clone());
-        let lines = (0..sources.len() as u32)
-            .filter(|&f| first_fn.contains_key(&FileId(f)))
-            .map(|f| sources.get(FileId(f)).line_count())
-            .sum();
+        let lines = line_count(&sources, first_fn.keys().copied());
         Ok(Analyzed {
             sources,
             ir,
