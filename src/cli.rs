@@ -10,9 +10,10 @@ use tensor_lint_lints::diagnostic::Level;
 use tensor_lint_lints::registry::{self, Status};
 
 use crate::config::suggest_lint;
-use crate::driver::{self, Inputs, Invocation, LevelFlag};
+use crate::driver::{self, Invocation, LevelFlag};
 use crate::error::ToolError;
 use crate::render::MessageFormat;
+use crate::workspace::Inputs;
 
 fn command() -> Command {
     let level_arg = |id: &'static str, short: char, long: &'static str, help: &'static str| {

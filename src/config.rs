@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
-use tensor_lint_analyzer::models::ApiModel;
+use tensor_lint_analyzer::models::{ApiModel, Effect};
 use tensor_lint_lints::diagnostic::Level;
 use tensor_lint_lints::registry;
 use toml::Spanned;
@@ -25,7 +25,49 @@ struct RawConfig {
     exclude: Option<Vec<Spanned<String>>>,
     lints: Option<BTreeMap<Spanned<String>, Spanned<String>>>,
     /// Extra API models for crates the user cannot annotate.
-    models: Option<Vec<Spanned<ApiModel>>>,
+    models: Option<Vec<Spanned<RawModel>>>,
+}
+
+/// One `[[models]]` row as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct RawModel {
+    #[serde(default)]
+    path: Option<String>,
+    #[serde(default)]
+    method: Option<String>,
+    effect: RawEffect,
+    #[serde(default)]
+    arg: Option<usize>,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+enum RawEffect {
+    Alloc,
+    Free,
+    View,
+    Inplace,
+    Read,
+    Write,
+}
+
+impl RawModel {
+    fn into_model(self) -> ApiModel {
+        ApiModel {
+            path: self.path,
+            method: self.method,
+            effect: match self.effect {
+                RawEffect::Alloc => Effect::Alloc,
+                RawEffect::Free => Effect::Free,
+                RawEffect::View => Effect::View,
+                RawEffect::Inplace => Effect::Inplace,
+                RawEffect::Read => Effect::Read,
+                RawEffect::Write => Effect::Write,
+            },
+            arg: self.arg,
+        }
+    }
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -155,16 +197,18 @@ impl Config {
                 self.exclude.push(glob.into_inner());
             }
         }
-        for model in raw.models.unwrap_or_default() {
-            if let Err(problem) = model.get_ref().validate() {
+        for raw_model in raw.models.unwrap_or_default() {
+            let span = raw_model.span();
+            let model = raw_model.into_inner().into_model();
+            if let Err(problem) = model.validate() {
                 return Err(bad(
-                    model.span(),
+                    span,
                     format!("invalid model: {problem}"),
                     "in this model",
                     None,
                 ));
             }
-            self.models.push(model.into_inner());
+            self.models.push(model);
         }
         for (name, level) in raw.lints.unwrap_or_default() {
             let Some(lint) = registry::find(name.get_ref()) else {

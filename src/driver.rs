@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+use tensor_lint_analyzer::models::Models;
 use tensor_lint_analyzer::pipeline::{self, CrateRoot, InternalError};
 use tensor_lint_analyzer::program::{analyze_crate, AnalysisOptions, CrateIr};
 use tensor_lint_analyzer::source::{FileId, SourceError, SourceMap};
@@ -22,22 +23,8 @@ use crate::config::{suggest_lint, Config};
 use crate::error::ToolError;
 use crate::render::{self, MessageFormat, RenderOptions};
 use crate::report::{Finding, Report};
-use crate::workspace::{self, Unit};
+use crate::workspace::{self, Inputs, Unit};
 use crate::{baseline, fix};
-
-/// What to check.
-#[derive(Clone, Debug)]
-pub enum Inputs {
-    /// Loose files, each its own crate.
-    Files(Vec<PathBuf>),
-    Cargo {
-        manifest_path: Option<PathBuf>,
-        packages: Vec<String>,
-        workspace: bool,
-        /// Tests, benches and examples too, not only libraries and binaries.
-        all_targets: bool,
-    },
-}
 
 /// A `-W/-A/-D` flag.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -160,7 +147,7 @@ fn dump_ir(target: &str) -> Result<ExitCode, ToolError> {
     let (krate, errors) = syntax::load_crate("dump", &path, &mut sources, &display, &|_| false);
     let ir = analyze_crate(&krate, &sources, &analysis_options(&config));
     let mut out =
-        tensor_lint_analyzer::program::dump_ir(&ir, &sources, function.filter(|f| !f.is_empty()));
+        tensor_lint_analyzer::ir::dump::dump_ir(&ir, &sources, function.filter(|f| !f.is_empty()));
     for error in errors.iter().chain(&ir.errors) {
         let at = sources
             .get(error.span.file)
@@ -286,9 +273,10 @@ fn check_units(
     // Units run side by side, and each spreads its files over the cores left to it.
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let per_unit = (cores / units.len().clamp(1, cores)).max(1);
-    let results = pipeline::parallel_map(units, cores, "tensor-lint-unit", |unit| {
-        check_unit_isolated(unit, flags, per_unit)
-    });
+    let results =
+        tensor_lint_analyzer::threads::parallel_map(units, cores, "tensor-lint-unit", |unit| {
+            check_unit_isolated(unit, flags, per_unit)
+        });
     let mut sources = SourceMap::new();
     let mut findings = Vec::new();
     // A file mounted by two targets (a `mod` shared by lib and bin) is reported once,
@@ -567,7 +555,7 @@ pub fn check_text(display: &str, text: String) -> (SourceMap, Vec<Diagnostic>) {
 fn analysis_options(config: &Config) -> AnalysisOptions {
     AnalysisOptions {
         cache_line_bytes: config.cache_line_bytes,
-        models: config.models.clone(),
+        models: Models::new(&config.models),
     }
 }
 

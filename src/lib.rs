@@ -8,6 +8,8 @@
 //! - Errors of the tool itself (usage, configuration, I/O) are miette reports and exit
 //!   status 2; findings are diagnostics and decide between 0 and 1.
 
+#![forbid(unsafe_code)]
+
 mod alias;
 pub mod baseline;
 pub mod cli;

@@ -1,3 +1,5 @@
+#![forbid(unsafe_code)]
+
 use std::process::ExitCode;
 
 /// Deeply nested input (10,000 levels of parentheses) must not overflow the stack of

@@ -6,9 +6,22 @@ use std::path::{Path, PathBuf};
 use cargo_metadata::{Metadata, MetadataCommand, Package, TargetKind};
 
 use crate::config::Config;
-use crate::driver::Inputs;
 use crate::error::ToolError;
 use crate::report::Origin;
+
+/// What to check.
+#[derive(Clone, Debug)]
+pub enum Inputs {
+    /// Loose files, each its own crate.
+    Files(Vec<PathBuf>),
+    Cargo {
+        manifest_path: Option<PathBuf>,
+        packages: Vec<String>,
+        workspace: bool,
+        /// Tests, benches and examples too, not only libraries and binaries.
+        all_targets: bool,
+    },
+}
 
 /// One crate to check: a cargo target or a loose file.
 #[derive(Clone, Debug)]

@@ -14,9 +14,10 @@ use std::collections::HashMap;
 use syn::spanned::Spanned;
 
 use crate::ir::{Annotations, Assumption, TyClass};
-use crate::lower::int::parse_cmp_expr;
-use crate::lower::ty::classify_type;
+use crate::models::TypeSize;
 use crate::source::{FileId, SourceError, Span};
+use crate::syntax::int::parse_cmp_expr;
+use crate::syntax::ty::classify_type;
 use crate::syntax::{CrateSources, ParsedFile};
 
 /// A function, an associated function or a method.
@@ -334,9 +335,9 @@ impl FileItems {
     ) {
         let names = param_names(sig);
         let annotations = parse_annotations(attrs, &names, file, &mut self.errors);
-        let hands_back = crate::lower::param_handed_back(sig, self_ty.as_deref());
+        let hands_back = param_handed_back(sig, self_ty.as_deref());
         let returns_owned = match &sig.output {
-            syn::ReturnType::Type(_, ret) => crate::lower::owned_type_name(ret, self_ty.as_deref()),
+            syn::ReturnType::Type(_, ret) => owned_type_name(ret, self_ty.as_deref()),
             syn::ReturnType::Default => None,
         };
         asts.push(FnAst { sig, block });
@@ -510,19 +511,14 @@ impl ItemIndex {
                 self.shape_size(elem, depth + 1)?.checked_mul((*len)?)
             }
             TypeShape::Named { name, arg } => {
-                if let Some(b) = crate::lower::ty::scalar_bytes(name) {
-                    return Some(u64::from(b));
-                }
                 let arg = arg.as_deref();
-                match name.as_str() {
-                    "Vec" | "String" | "VecDeque" => Some(24),
-                    "Box" | "Arc" | "Rc" | "NonNull" | "AtomicPtr" => Some(8),
-                    // crossbeam pads to 128 bytes on x86_64 and aarch64.
-                    "CachePadded" => Some(self.shape_size(arg?, depth + 1)?.div_ceil(128) * 128),
-                    "ManuallyDrop" | "UnsafeCell" | "Cell" | "Wrapping" => {
-                        self.shape_size(arg?, depth + 1)
+                match crate::models::type_size(name) {
+                    Some(TypeSize::Bytes(b)) => Some(b),
+                    Some(TypeSize::PaddedArg(line)) => {
+                        Some(self.shape_size(arg?, depth + 1)?.div_ceil(line) * line)
                     }
-                    _ => self.struct_named(name).and_then(|s| s.size),
+                    Some(TypeSize::OfArg) => self.shape_size(arg?, depth + 1),
+                    None => self.struct_named(name).and_then(|s| s.size),
                 }
             }
             TypeShape::Other => None,
@@ -830,6 +826,40 @@ fn malformed(file: FileId, span: Span, name: &str, e: &syn::Error, label: &str) 
         span: if at.lo == at.hi { span } else { at },
         message: format!("malformed `tensor_lint::{name}` annotation: {e}"),
         label: label.into(),
+    }
+}
+
+/// The parameter (the receiver first) that `sig` takes by value and whose type it
+/// returns: a builder-style method (`fn filled(mut self, x: T) -> Self`) gives back the
+/// owner it was handed.
+pub(crate) fn param_handed_back(sig: &syn::Signature, self_ty: Option<&str>) -> Option<usize> {
+    let syn::ReturnType::Type(_, ret) = &sig.output else {
+        return None;
+    };
+    let ret = owned_type_name(ret, self_ty)?;
+    sig.inputs.iter().position(|input| match input {
+        syn::FnArg::Receiver(r) => {
+            r.reference.is_none() && owned_type_name(&r.ty, self_ty).as_ref() == Some(&ret)
+        }
+        syn::FnArg::Typed(t) => owned_type_name(&t.ty, self_ty).as_ref() == Some(&ret),
+    })
+}
+
+/// The name of an owned path type, with `Self` spelled as the `impl`'s type; `None` for
+/// references, pointers and anything that is not a plain path.
+pub(crate) fn owned_type_name(ty: &syn::Type, self_ty: Option<&str>) -> Option<String> {
+    match ty {
+        syn::Type::Paren(p) => owned_type_name(&p.elem, self_ty),
+        syn::Type::Group(g) => owned_type_name(&g.elem, self_ty),
+        syn::Type::Path(p) if p.qself.is_none() => {
+            let last = p.path.segments.last()?.ident.to_string();
+            if last == "Self" {
+                self_ty.map(str::to_string)
+            } else {
+                Some(last)
+            }
+        }
+        _ => None,
     }
 }
 

@@ -5,11 +5,15 @@
 //! through the alias oracle, whether two strided views can touch the same bytes.
 //!
 //! Invariants:
-//! - Depends on syntax (syn) and the solver (z3) only; it knows nothing of lints,
-//!   levels or rendering.
+//! - Depends on syntax (syn, with proc-macro2 for spans) and the solver (z3) only; it
+//!   knows nothing of lints, levels, rendering or output formats.
+//! - One owner per fact: library names live in [`models`], facts per function in
+//!   [`dataflow`], overlap arithmetic in [`oracle`].
 //! - Never panics on input: unparsable files, huge literals and deep nesting become
 //!   [`source::SourceError`]s or unknown values; solver time-outs become "may alias".
 //! - Deterministic: the same files give the same facts in the same order.
+
+#![forbid(unsafe_code)]
 
 pub mod dataflow;
 pub mod index;
@@ -24,3 +28,4 @@ pub mod source;
 pub mod summary;
 pub mod suppress;
 pub mod syntax;
+pub mod threads;

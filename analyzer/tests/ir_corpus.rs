@@ -5,7 +5,8 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use tensor_lint_analyzer::program::{analyze_crate, dump_ir, AnalysisOptions};
+use tensor_lint_analyzer::ir::dump::dump_ir;
+use tensor_lint_analyzer::program::{analyze_crate, AnalysisOptions};
 use tensor_lint_analyzer::source::SourceMap;
 use tensor_lint_analyzer::syntax::{parse_file, CrateSources, ParsedFile};
 

@@ -1,10 +1,12 @@
 //! Snapshot tests of the IR: each `tests/snapshots/NAME.rs` is lowered and its
-//! `dump_ir` text compared with `tests/snapshots/NAME.ir`. `BLESS=1 cargo test -p
-//! tensor-lint-analyzer --test ir_snapshots` rewrites the expected files.
+//! `dump_ir` text compared with `tests/snapshots/NAME.ir`. `TENSOR_LINT_BLESS=1 cargo test
+//! -p tensor-lint-analyzer --test ir_snapshots` rewrites the expected files.
 
 use std::path::{Path, PathBuf};
 
-use tensor_lint_analyzer::program::{analyze_crate, dump_ir, AnalysisOptions};
+use tensor_lint_analyzer::ir::dump::dump_ir;
+use tensor_lint_analyzer::models::{ApiModel, Effect, Models};
+use tensor_lint_analyzer::program::{analyze_crate, AnalysisOptions};
 use tensor_lint_analyzer::source::SourceMap;
 use tensor_lint_analyzer::syntax::{parse_file, CrateSources, ParsedFile};
 
@@ -32,11 +34,13 @@ fn dump(name: &str, text: &str) -> String {
         .next()
         .and_then(|l| l.strip_prefix("// models: "))
         .map(|json| {
-            serde_json::from_str(json).unwrap_or_else(|e| panic!("{name}: bad models line: {e}"))
+            let rows: Vec<serde_json::Value> = serde_json::from_str(json)
+                .unwrap_or_else(|e| panic!("{name}: bad models line: {e}"));
+            rows.iter().map(api_model).collect::<Vec<_>>()
         })
         .unwrap_or_default();
     let options = AnalysisOptions {
-        models,
+        models: Models::new(&models),
         ..AnalysisOptions::default()
     };
     let ir = analyze_crate(&krate, &sources, &options);
@@ -51,6 +55,26 @@ fn dump(name: &str, text: &str) -> String {
     out
 }
 
+/// One `[[models]]` row of the configuration, written as a JSON object.
+fn api_model(row: &serde_json::Value) -> ApiModel {
+    let text = |key: &str| row.get(key).and_then(|v| v.as_str()).map(str::to_string);
+    let effect = match text("effect").as_deref() {
+        Some("alloc") => Effect::Alloc,
+        Some("free") => Effect::Free,
+        Some("view") => Effect::View,
+        Some("inplace") => Effect::Inplace,
+        Some("read") => Effect::Read,
+        Some("write") => Effect::Write,
+        other => panic!("unknown effect {other:?}"),
+    };
+    ApiModel {
+        path: text("path"),
+        method: text("method"),
+        effect,
+        arg: row.get("arg").and_then(|v| v.as_u64()).map(|a| a as usize),
+    }
+}
+
 fn check(name: &str) {
     let dir = snapshot_dir();
     let src_path = dir.join(format!("{name}.rs"));
@@ -58,7 +82,7 @@ fn check(name: &str) {
         .unwrap_or_else(|e| panic!("{}: {e}", src_path.display()));
     let got = dump(&format!("{name}.rs"), &text);
     let ir_path = dir.join(format!("{name}.ir"));
-    if std::env::var_os("BLESS").is_some() {
+    if std::env::var_os("TENSOR_LINT_BLESS").is_some_and(|v| v != "0") {
         std::fs::write(&ir_path, &got).unwrap_or_else(|e| panic!("{}: {e}", ir_path.display()));
         return;
     }
@@ -75,7 +99,7 @@ fn check(name: &str) {
             shown.push_str(sign);
             shown.push_str(change.as_str().unwrap_or(""));
         }
-        panic!("IR of {name}.rs differs from {name}.ir (BLESS=1 to accept):\n{shown}");
+        panic!("IR of {name}.rs differs from {name}.ir (TENSOR_LINT_BLESS=1 to accept):\n{shown}");
     }
 }
 

@@ -3,8 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
+use tensor_lint_analyzer::ir::dump::dump_ir;
 use tensor_lint_analyzer::pipeline::{analyze_files, Analyzed, CrateRoot, InternalError};
-use tensor_lint_analyzer::program::{dump_ir, AnalysisOptions};
+use tensor_lint_analyzer::program::AnalysisOptions;
 
 /// A crate of `modules` files, each with a few functions that call into the next
 /// module (so summaries flow across files and threads), one recursive pair, one file

@@ -45,190 +45,24 @@ pub const PASS: Option<crate::context::CheckFn> = Some(check);
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use tensor_lint_analyzer::ir::{
-    FnIr, Iteration, Op, ParallelKind, Task, TyClass, ValueId, ValueKind,
+use tensor_lint_analyzer::dataflow::parallel::{
+    assumptions_for, existential_only, primed, renamed, AccessKind, RegionFacts, TaskAccess,
+    TaskFacts,
 };
-use tensor_lint_analyzer::lower::geometry::{derivations, task_accesses, AccessKind, TaskAccess};
+use tensor_lint_analyzer::dataflow::Derivations;
+use tensor_lint_analyzer::ir::{FnIr, Iteration, TyClass, ValueId, ValueKind};
 use tensor_lint_analyzer::oracle::{
-    iterations_overlap, overlap, Answer, Assumptions, Cmp, Expr, RootId, Verdict, View, Witness,
+    iterations_overlap, overlap, Answer, Cmp, Expr, RootId, Verdict, Witness,
 };
-use tensor_lint_analyzer::source::Span;
 
 use crate::context::{LintContext, LintFinding};
+use crate::describe::{access_name, root_name, symbol_name, task_label};
 use crate::diagnostic::{Diagnostic, Severity};
-
-/// One task of a region with its accesses, as the race and false-sharing checks see it.
-pub(crate) struct TaskFacts<'a> {
-    /// 1-based, as diagnostics number tasks; 0 for the scope body.
-    pub number: usize,
-    pub task: &'a Task,
-    pub accesses: Vec<TaskAccess>,
-}
-
-impl TaskFacts<'_> {
-    /// How diagnostics name the task: `task 2`, or `the scope body` for the code of the
-    /// closure a `scope` runs, after its first spawn.
-    pub fn label(&self) -> String {
-        match self.number {
-            0 => "the scope body".to_string(),
-            n => format!("task {n}"),
-        }
-    }
-}
-
-/// A parallel region of a function with the tasks whose accesses run concurrently.
-pub(crate) struct RegionFacts<'a> {
-    pub kind: ParallelKind,
-    /// The region itself is inside a loop: every task runs repeatedly.
-    pub in_loop: bool,
-    pub tasks: Vec<TaskFacts<'a>>,
-}
-
-/// The parallel regions of `ir`, each with the accesses of its concurrent tasks. The
-/// closure a `scope` runs is listed with the region's span; only what it does once a
-/// task has been spawned runs alongside the spawned tasks, so its accesses before the
-/// first spawn are left out.
-pub(crate) fn regions(ir: &FnIr) -> Vec<RegionFacts<'_>> {
-    let mut out = Vec::new();
-    for body in &ir.bodies {
-        let base = body.blocks.first().map_or(0, |b| b.loop_depth);
-        for block in &body.blocks {
-            for stmt in &block.stmts {
-                let Op::Parallel(region) = &stmt.op else {
-                    continue;
-                };
-                let mut tasks = Vec::new();
-                let mut spawned = 0;
-                for task in &region.tasks {
-                    if region.kind == ParallelKind::Scope && task.span == stmt.span {
-                        let accesses = after_first_spawn(ir, task);
-                        if !accesses.is_empty() {
-                            tasks.push(TaskFacts {
-                                number: 0,
-                                task,
-                                accesses,
-                            });
-                        }
-                        continue;
-                    }
-                    spawned += 1;
-                    tasks.push(TaskFacts {
-                        number: spawned,
-                        task,
-                        accesses: task_accesses(ir, task),
-                    });
-                }
-                out.push(RegionFacts {
-                    kind: region.kind,
-                    in_loop: block.loop_depth > base,
-                    tasks,
-                });
-            }
-        }
-    }
-    out
-}
-
-/// The accesses of a scope body's own statements that can run after its first spawn:
-/// those reachable from it that come after it in the source. A loop of spawns reaches
-/// its own start again, but the code before the spawn in a later iteration works on
-/// that iteration's part, which an earlier task is not given; leaving it out keeps
-/// "prepare the part, then spawn its task" quiet.
-fn after_first_spawn(ir: &FnIr, scope: &Task) -> Vec<TaskAccess> {
-    let Some(body) = ir.bodies.get(scope.body.0 as usize) else {
-        return Vec::new();
-    };
-    let first = body.blocks.iter().enumerate().find_map(|(b, blk)| {
-        blk.stmts
-            .iter()
-            .position(|s| matches!(s.op, Op::Spawn { .. }))
-            .map(|k| (b, k))
-    });
-    let Some((start, k)) = first else {
-        return Vec::new();
-    };
-    let spawn_end = body.blocks[start].stmts[k].span.range().end;
-    let mut spans: BTreeSet<(usize, usize)> = BTreeSet::new();
-    let mut seen = vec![false; body.blocks.len()];
-    let mut work: Vec<usize> = Vec::new();
-    let mut visit = |b: usize, from: usize, work: &mut Vec<usize>| {
-        let Some(blk) = body.blocks.get(b) else {
-            return;
-        };
-        for s in &blk.stmts[from.min(blk.stmts.len())..] {
-            if s.span.range().start >= spawn_end {
-                spans.insert((s.span.range().start, s.span.range().end));
-            }
-        }
-        work.extend(blk.term.successors().iter().map(|s| s.0 as usize));
-    };
-    visit(start, k + 1, &mut work);
-    while let Some(b) = work.pop() {
-        if seen.get(b).copied().unwrap_or(true) {
-            continue;
-        }
-        seen[b] = true;
-        visit(b, 0, &mut work);
-    }
-    task_accesses(ir, scope)
-        .into_iter()
-        .filter(|a| spans.contains(&(a.span.range().start, a.span.range().end)))
-        .collect()
-}
-
-/// The name a replicated task's second instance is known by in a query.
-pub(crate) fn primed(symbol: &str) -> String {
-    format!("{symbol}'")
-}
-
-/// What the oracle may assume for a query about `views`: the kernel's `assume(...)`,
-/// the ranges of iteration and outer loop variables, and non-negative sizes.
-pub(crate) fn assumptions_for(ir: &FnIr, ranges: &[Iteration], views: &[&View]) -> Assumptions {
-    let mut asm = Assumptions::new();
-    for a in &ir.annotations.assumptions {
-        asm.push(a.lhs.clone(), a.cmp, a.rhs.clone());
-    }
-    let mut symbols: BTreeSet<String> = views.iter().flat_map(|v| v.symbols()).collect();
-    let mut ranged = BTreeSet::new();
-    let all_ranges = ranges.iter().chain(ir.loop_ranges.iter().map(|(_, it)| it));
-    for it in all_ranges {
-        if symbols.contains(&it.symbol) && ranged.insert(it.symbol.clone()) {
-            asm.push(Expr::sym(&it.symbol), Cmp::Ge, it.lo.clone());
-            asm.push(Expr::sym(&it.symbol), Cmp::Lt, it.hi.clone());
-            symbols.extend(it.lo.symbols());
-            symbols.extend(it.hi.symbols());
-        }
-    }
-    // Sizes, lengths and indices are `usize` in the code these views come from.
-    for s in symbols.difference(&ranged) {
-        asm.push(Expr::sym(s), Cmp::Ge, Expr::int(0));
-    }
-    asm
-}
-
-/// The iteration of a replicated task with its symbol renamed.
-fn renamed(it: &Iteration, symbol: String) -> Iteration {
-    Iteration {
-        symbol,
-        lo: it.lo.clone(),
-        hi: it.hi.clone(),
-        value: it.value,
-    }
-}
-
-/// Whether a `MayAlias` answer is a certainty: the only symbols left free are
-/// iteration and loop variables, so the witness names iterations that do run.
-pub(crate) fn existential_only(views: &[&View], existential: &BTreeSet<String>) -> bool {
-    views
-        .iter()
-        .flat_map(|v| v.symbols())
-        .all(|s| existential.contains(&s))
-}
 
 /// A conflict between two accesses, before it becomes a diagnostic.
 struct Conflict<'a> {
-    first: (&'a TaskFacts<'a>, &'a TaskAccess),
-    second: (&'a TaskFacts<'a>, &'a TaskAccess),
+    first: (&'a TaskFacts, &'a TaskAccess),
+    second: (&'a TaskFacts, &'a TaskAccess),
     /// Two instances of one replicated task.
     same_task: bool,
     answer: Answer,
@@ -249,8 +83,11 @@ impl Conflict<'_> {
 
 fn check(cx: &LintContext<'_>, out: &mut Vec<LintFinding>) {
     for ir in cx.functions() {
-        for region in regions(ir) {
-            check_region(cx, ir, &region, out);
+        let Some(facts) = cx.ir.facts(ir.id) else {
+            continue;
+        };
+        for region in &facts.parallel.regions {
+            check_region(cx, ir, &facts.derivations, region, out);
         }
     }
 }
@@ -258,7 +95,8 @@ fn check(cx: &LintContext<'_>, out: &mut Vec<LintFinding>) {
 fn check_region(
     cx: &LintContext<'_>,
     ir: &FnIr,
-    region: &RegionFacts<'_>,
+    derived: &Derivations,
+    region: &RegionFacts,
     out: &mut Vec<LintFinding>,
 ) {
     // One diagnostic per buffer and region: the strongest conflict found.
@@ -284,7 +122,7 @@ fn check_region(
         }
     }
     for c in best.into_values() {
-        out.push(finding(cx, ir, c));
+        out.push(finding(cx, ir, derived, c));
     }
 }
 
@@ -292,8 +130,8 @@ fn check_region(
 /// can reach the same element.
 fn conflict<'a>(
     ir: &FnIr,
-    (ta, a): (&'a TaskFacts<'a>, &'a TaskAccess),
-    (tb, b): (&'a TaskFacts<'a>, &'a TaskAccess),
+    (ta, a): (&'a TaskFacts, &'a TaskAccess),
+    (tb, b): (&'a TaskFacts, &'a TaskAccess),
     same_task: bool,
 ) -> Option<Conflict<'a>> {
     if a.kind == AccessKind::Read && b.kind == AccessKind::Read {
@@ -373,46 +211,6 @@ fn conflict<'a>(
     })
 }
 
-/// `name` of a binding without the IR's `#N` suffix of loop and iteration symbols.
-pub(crate) fn symbol_name(symbol: &str) -> &str {
-    symbol.split('#').next().unwrap_or(symbol)
-}
-
-/// The source text of `span` when it is a short single-line expression.
-pub(crate) fn snippet(cx: &LintContext<'_>, span: Span) -> Option<String> {
-    let file = cx.sources.files().nth(span.file.0 as usize)?;
-    let text = file.text.get(span.range())?.trim();
-    (!text.is_empty() && text.len() <= 40 && !text.contains('\n')).then(|| text.to_string())
-}
-
-/// How an access is named in messages: its binding, or the binding it was derived
-/// from, or its source text.
-pub(crate) fn access_name(cx: &LintContext<'_>, ir: &FnIr, a: &TaskAccess) -> String {
-    let derived = derivations(ir);
-    let mut cur = a.value;
-    let mut seen = BTreeSet::new();
-    while seen.insert(cur) {
-        if let Some(name) = ir.values.get(cur.0 as usize).and_then(|v| v.name.clone()) {
-            return name;
-        }
-        match derived.get(&cur) {
-            Some((src, _)) => cur = *src,
-            None => break,
-        }
-    }
-    snippet(cx, a.span).unwrap_or_else(|| "the pointer".to_string())
-}
-
-/// The name of a buffer: the binding that owns it, else the name it was first known by.
-pub(crate) fn root_name(ir: &FnIr, root: RootId) -> String {
-    ir.values
-        .iter()
-        .find(|v| v.kind == ValueKind::Root(root) && v.name.is_some())
-        .and_then(|v| v.name.clone())
-        .or_else(|| ir.roots.get(root.0 as usize).map(|r| r.name.clone()))
-        .unwrap_or_else(|| "the buffer".to_string())
-}
-
 /// Whether `root` is the memory of a PyTorch-style tensor handle.
 fn is_tensor_root(ir: &FnIr, root: RootId) -> bool {
     ir.values.iter().any(|v| {
@@ -423,8 +221,7 @@ fn is_tensor_root(ir: &FnIr, root: RootId) -> bool {
 
 /// Whether `value` is (derived from) a view with a stride-0 axis of more than one
 /// element: a broadcast.
-fn through_broadcast(ir: &FnIr, value: ValueId) -> bool {
-    let derived = derivations(ir);
+fn through_broadcast(ir: &FnIr, derived: &Derivations, value: ValueId) -> bool {
     let mut cur = value;
     let mut seen = BTreeSet::new();
     while seen.insert(cur) {
@@ -512,7 +309,7 @@ fn size_words(w: &Witness, hidden: &BTreeSet<String>) -> Option<String> {
     (!sizes.is_empty()).then(|| sizes.join(", "))
 }
 
-fn finding(cx: &LintContext<'_>, ir: &FnIr, c: Conflict<'_>) -> LintFinding {
+fn finding(cx: &LintContext<'_>, ir: &FnIr, derived: &Derivations, c: Conflict<'_>) -> LintFinding {
     let (ta, a) = c.first;
     let (tb, b) = c.second;
     // Lead with the write.
@@ -522,7 +319,10 @@ fn finding(cx: &LintContext<'_>, ir: &FnIr, c: Conflict<'_>) -> LintFinding {
         ((tb, b), (ta, a))
     };
     let root = root_name(ir, a.root);
-    let (name_a, name_b) = (access_name(cx, ir, a), access_name(cx, ir, b));
+    let (name_a, name_b) = (
+        access_name(cx, ir, derived, a),
+        access_name(cx, ir, derived, b),
+    );
     let may = if c.proven { "" } else { "may " };
     let replicated = c.same_task;
     let fixed = replicated
@@ -533,7 +333,7 @@ fn finding(cx: &LintContext<'_>, ir: &FnIr, c: Conflict<'_>) -> LintFinding {
             .as_ref()
             .zip(a.view.as_ref())
             .is_some_and(|(it, v)| !v.mentions(&it.symbol));
-    let broadcast = fixed && through_broadcast(ir, a.value);
+    let broadcast = fixed && through_broadcast(ir, derived, a.value);
     let message = match (replicated, c.both_write()) {
         _ if broadcast => format!(
             "parallel iterations {may}write the same elements of `{root}` through the broadcast view `{name_a}`"
@@ -550,11 +350,11 @@ fn finding(cx: &LintContext<'_>, ir: &FnIr, c: Conflict<'_>) -> LintFinding {
             format!("a parallel task reads elements of `{root}` that another task {may}writes")
         }
     };
-    let who = |t: &TaskFacts<'_>| {
+    let who = |t: &TaskFacts| {
         if replicated {
             "each iteration".to_string()
         } else {
-            t.label()
+            task_label(t)
         }
     };
     let primary = format!("{} {} `{name_a}` here", who(ta), verb(a.kind));
@@ -589,7 +389,7 @@ fn finding(cx: &LintContext<'_>, ir: &FnIr, c: Conflict<'_>) -> LintFinding {
                 iteration_words(&sym_b, &w.symbols),
             )
         } else {
-            (ta.label(), tb.label())
+            (task_label(ta), task_label(tb))
         };
         // When the write was not the query's first side the witness sides are swapped.
         let (side_a, side_b) = if std::ptr::eq(a, c.first.1) {
@@ -656,7 +456,7 @@ fn finding(cx: &LintContext<'_>, ir: &FnIr, c: Conflict<'_>) -> LintFinding {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::leak::test_support::findings_of;
+    use crate::test_support::findings_of;
 
     #[test]
     fn raw_halves_one_element_too_long_are_proven_under_assumptions() {

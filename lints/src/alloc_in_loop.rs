@@ -139,7 +139,8 @@ fn hoistable(f: &FnIr, facts: &FnFacts, dst: ValueId, root: RootId, size: &Expr)
     // A buffer that leaves the iteration is needed afresh each time.
     !f.stmts().any(|(_, _, s)| match &s.op {
         Op::Escape { value, how } => {
-            !matches!(how, EscapeKind::Leaked(_)) && facts.points_to.roots(*value).contains(&root)
+            !matches!(how, EscapeKind::Leaked { .. })
+                && facts.points_to.roots(*value).contains(&root)
         }
         _ => false,
     })
@@ -235,7 +236,7 @@ fn finding(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::leak::test_support::findings_of;
+    use crate::test_support::findings_of;
 
     #[test]
     fn fixed_size_buffer_in_a_kernel_loop_is_reported_and_growing_one_is_not() {

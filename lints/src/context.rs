@@ -8,7 +8,7 @@ use tensor_lint_analyzer::program::CrateIr;
 use tensor_lint_analyzer::source::{SourceMap, Span};
 
 use crate::diagnostic::Diagnostic;
-use crate::registry::Lint;
+use crate::lint::Lint;
 
 /// Everything a pass may read: the analyzer's IR and facts of one crate, and the
 /// sources for wording (never for re-parsing).

@@ -190,7 +190,7 @@ pub(crate) fn release_text(how: &ReleaseKind) -> String {
 }
 
 fn diagnostic(f: &FnIr, pt: &PointsTo, first: &ReleaseSite, second: &ReleaseSite) -> Diagnostic {
-    let name = crate::leak::memory_name(f, pt, second.value, second.root);
+    let name = crate::describe::memory_name(f, pt, second.value, second.root);
     let what = name
         .as_ref()
         .map_or_else(|| "this memory".to_string(), |n| format!("`{n}`"));
@@ -221,7 +221,7 @@ fn diagnostic(f: &FnIr, pt: &PointsTo, first: &ReleaseSite, second: &ReleaseSite
         )
     };
     d = d.with_code(DOUBLE_FREE.code());
-    let first_name = crate::leak::memory_name(f, pt, first.value, first.root);
+    let first_name = crate::describe::memory_name(f, pt, first.value, first.root);
     if let (Some(a), Some(b)) = (&first_name, &name) {
         if a != b {
             d = d.with_note(format!("`{b}` and `{a}` point to the same allocation"));
@@ -235,7 +235,7 @@ fn diagnostic(f: &FnIr, pt: &PointsTo, first: &ReleaseSite, second: &ReleaseSite
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::leak::test_support::findings_of;
+    use crate::test_support::findings_of;
 
     #[test]
     fn dealloc_through_a_copied_pointer_is_a_second_release() {

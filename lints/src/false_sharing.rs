@@ -51,25 +51,30 @@ pub const PASS: Option<crate::context::CheckFn> = Some(check);
 
 use std::collections::BTreeSet;
 
+use tensor_lint_analyzer::dataflow::parallel::{
+    assumptions_for, primed, AccessKind, TaskAccess, TaskFacts,
+};
+use tensor_lint_analyzer::dataflow::Derivations;
 use tensor_lint_analyzer::ir::{FnIr, Iteration, ParallelKind};
-use tensor_lint_analyzer::lower::geometry::{derivations, AccessKind, TaskAccess};
-use tensor_lint_analyzer::models::THREAD_COUNT;
+use tensor_lint_analyzer::models::{self, THREAD_COUNT};
 use tensor_lint_analyzer::oracle::{
     iterations_share_cache_line, overlap, share_cache_line, Answer, Expr, RootId, View,
 };
 
-use crate::alias_race::{
-    access_name, assumptions_for, primed, regions, root_name, symbol_name, TaskFacts,
-};
 use crate::context::{LintContext, LintFinding};
+use crate::describe::{access_name, root_name, symbol_name, task_label};
 use crate::diagnostic::{Diagnostic, Label, Severity};
 
 fn check(cx: &LintContext<'_>, out: &mut Vec<LintFinding>) {
     let line = cx.cache_line_bytes.max(1);
     for ir in cx.functions() {
-        for region in regions(ir) {
+        let Some(facts) = cx.ir.facts(ir.id) else {
+            continue;
+        };
+        let derived = &facts.derivations;
+        for region in &facts.parallel.regions {
             let mut reported: BTreeSet<RootId> = BTreeSet::new();
-            let writes = |t: &'_ TaskFacts<'_>| -> Vec<usize> {
+            let writes = |t: &'_ TaskFacts| -> Vec<usize> {
                 t.accesses
                     .iter()
                     .enumerate()
@@ -100,7 +105,7 @@ fn check(cx: &LintContext<'_>, out: &mut Vec<LintFinding>) {
                                 answer: &answer,
                                 why,
                             };
-                            out.push(finding(cx, ir, line, (ta, a), None, &only));
+                            out.push(finding(cx, ir, derived, line, (ta, a), None, &only));
                         }
                     }
                 }
@@ -117,7 +122,15 @@ fn check(cx: &LintContext<'_>, out: &mut Vec<LintFinding>) {
                                     answer: &answer,
                                     why: None,
                                 };
-                                out.push(finding(cx, ir, line, (ta, a), Some((tb, b)), &pair));
+                                out.push(finding(
+                                    cx,
+                                    ir,
+                                    derived,
+                                    line,
+                                    (ta, a),
+                                    Some((tb, b)),
+                                    &pair,
+                                ));
                             }
                         }
                     }
@@ -161,7 +174,7 @@ fn is_padded(ir: &FnIr, root: RootId, line: u32) -> bool {
     let Some(r) = ir.roots.get(root.0 as usize) else {
         return false;
     };
-    r.elem_type.as_deref().is_some_and(|t| t == "CachePadded") || r.elem_bytes >= line
+    r.elem_type.as_deref().is_some_and(models::is_padded_type) || r.elem_bytes >= line
 }
 
 /// Bytes from the first to the last byte one task instance writes, when known.
@@ -198,8 +211,8 @@ fn iterations_share(ir: &FnIr, a: &TaskAccess, it: &Iteration, line: u32) -> Opt
 
 fn tasks_share(
     ir: &FnIr,
-    (ta, a): (&TaskFacts<'_>, &TaskAccess),
-    (tb, b): (&TaskFacts<'_>, &TaskAccess),
+    (ta, a): (&TaskFacts, &TaskAccess),
+    (tb, b): (&TaskFacts, &TaskAccess),
     line: u32,
 ) -> Option<Answer> {
     let (va, vb) = (a.view.as_ref()?, b.view.as_ref()?);
@@ -229,13 +242,17 @@ fn tasks_share(
 
 /// The type of the struct field `a` writes, when `a` writes a field of a struct object:
 /// the field is named by the binding (`stats.valid`) the access was derived from.
-fn struct_field_type(cx: &LintContext<'_>, ir: &FnIr, a: &TaskAccess) -> Option<String> {
+fn struct_field_type(
+    cx: &LintContext<'_>,
+    ir: &FnIr,
+    derived: &Derivations,
+    a: &TaskAccess,
+) -> Option<String> {
     let root = ir.roots.get(a.root.0 as usize)?;
     if root.elem_bytes != 1 {
         return None;
     }
     let item = cx.ir.struct_named(root.elem_type.as_deref()?)?;
-    let derived = derivations(ir);
     let mut cur = a.value;
     let mut seen = BTreeSet::new();
     while seen.insert(cur) {
@@ -263,14 +280,15 @@ struct Sharing<'a> {
 fn finding(
     cx: &LintContext<'_>,
     ir: &FnIr,
+    derived: &Derivations,
     line: u32,
-    (ta, a): (&TaskFacts<'_>, &TaskAccess),
-    other: Option<(&TaskFacts<'_>, &TaskAccess)>,
+    (ta, a): (&TaskFacts, &TaskAccess),
+    other: Option<(&TaskFacts, &TaskAccess)>,
     sharing: &Sharing<'_>,
 ) -> LintFinding {
     let answer = sharing.answer;
     let root = root_name(ir, a.root);
-    let name_a = access_name(cx, ir, a);
+    let name_a = access_name(cx, ir, derived, a);
     let elem = ir.roots.get(a.root.0 as usize);
     let elem_type = elem.and_then(|r| r.elem_type.clone());
     let message = match other {
@@ -283,15 +301,18 @@ fn finding(
     };
     let primary = match other {
         None => format!("each iteration writes `{name_a}` here, on a line its neighbours write"),
-        Some(_) => format!("{} writes `{name_a}` here", ta.label()),
+        Some(_) => format!("{} writes `{name_a}` here", task_label(ta)),
     };
     let mut diagnostic = Diagnostic::new(Severity::Warning, message, Label::new(a.span, primary))
         .with_code(format!("tensor_lint::{}", FALSE_SHARING.name));
     if let Some((tb, b)) = other {
-        let name_b = access_name(cx, ir, b);
+        let name_b = access_name(cx, ir, derived, b);
         diagnostic = diagnostic.with_label(
             b.span,
-            format!("{} writes `{name_b}` here, on the same line", tb.label()),
+            format!(
+                "{} writes `{name_b}` here, on the same line",
+                task_label(tb)
+            ),
         );
     }
     if let Some(w) = &answer.witness {
@@ -322,7 +343,7 @@ fn finding(
                     format!("iterations `{base} = {i}` and `{base} = {j}`")
                 }
             }
-            Some((tb, _)) => format!("{} and {}", ta.label(), tb.label()),
+            Some((tb, _)) => format!("{} and {}", task_label(ta), task_label(tb)),
         };
         diagnostic = diagnostic.with_note(format!(
             "{who} write different bytes of line {line_no} of `{root}` (bytes {}..{})",
@@ -336,7 +357,7 @@ fn finding(
     diagnostic = diagnostic.with_note(
         "every write takes the line away from the other cores, so the loop runs no faster on more threads",
     );
-    let help = match struct_field_type(cx, ir, a) {
+    let help = match struct_field_type(cx, ir, derived, a) {
         Some(field_ty) => format!(
             "pad each field that its own thread writes to a line of its own (`crossbeam_utils::CachePadded<{field_ty}>` fields), or count in a local and store the field once after the loop"
         ),
@@ -370,7 +391,7 @@ fn finding(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::leak::test_support::findings_of;
+    use crate::test_support::findings_of;
 
     const COUNTERS: &str = "fn k(pts: &[f32]) {
         let mut hits: Vec<ELEM> = vec![Default::default(); rayon::current_num_threads()];

@@ -57,12 +57,13 @@ crate::declare_lint! {
 use tensor_lint_analyzer::dataflow::alloc_state::{PathAnswer, PathEnd, PathSearch, Step};
 use tensor_lint_analyzer::dataflow::{FnFacts, PointsTo};
 use tensor_lint_analyzer::ir::{
-    BlockId, BodyId, Callee, EscapeKind, FnIr, Op, ReleaseKind, ReleasedBy, ReturnKind, RootId,
-    RootOrigin, Terminator, ValueId, ValueKind,
+    BlockId, BodyId, Callee, EscapeKind, FnIr, LeakKind, Op, ReleaseKind, ReleasedBy, ReturnKind,
+    RootId, RootOrigin, Terminator, ValueId, ValueKind,
 };
 use tensor_lint_analyzer::source::Span;
 
 use crate::context::{LintContext, LintFinding};
+use crate::describe::memory_name;
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Label, Severity, Suggestion};
 
 /// The pass behind this lint.
@@ -76,8 +77,8 @@ struct Obligation {
     span: Span,
     /// The value that holds the memory at that point.
     value: ValueId,
-    /// `Some(api)` when ownership was given up (`mem::forget`, `Box::into_raw`, ...).
-    given_up: Option<String>,
+    /// `Some((api, how))` when ownership was given up (`mem::forget`, `Box::into_raw`, ...).
+    given_up: Option<(String, LeakKind)>,
 }
 
 fn check(cx: &LintContext<'_>, out: &mut Vec<LintFinding>) {
@@ -287,7 +288,7 @@ fn obligations(f: &FnIr, pt: &PointsTo, body: BodyId) -> Vec<Obligation> {
                 }
                 Op::Escape {
                     value,
-                    how: EscapeKind::Leaked(api),
+                    how: EscapeKind::Leaked { api, kind },
                 } => {
                     let [root] = pt.roots(*value) else {
                         continue;
@@ -299,7 +300,7 @@ fn obligations(f: &FnIr, pt: &PointsTo, body: BodyId) -> Vec<Obligation> {
                     if !owned_here {
                         continue;
                     }
-                    (*root, *value, Some(api.clone()))
+                    (*root, *value, Some((api.clone(), *kind)))
                 }
                 _ => continue,
             };
@@ -335,7 +336,9 @@ fn closure_effects(f: &FnIr, pt: &PointsTo) -> Vec<Vec<RootId>> {
             for stmt in &block.stmts {
                 let value = match &stmt.op {
                     Op::Release { value, .. } => *value,
-                    Op::Escape { value, how } if !matches!(how, EscapeKind::Leaked(_)) => *value,
+                    Op::Escape { value, how } if !matches!(how, EscapeKind::Leaked { .. }) => {
+                        *value
+                    }
                     _ => continue,
                 };
                 sets[b].extend_from_slice(pt.roots(value));
@@ -359,31 +362,6 @@ fn closure_effects(f: &FnIr, pt: &PointsTo) -> Vec<Vec<RootId>> {
     sets
 }
 
-/// The name to call the memory by: the holding binding, or another binding that holds
-/// exactly this root.
-pub(crate) fn memory_name(f: &FnIr, pt: &PointsTo, value: ValueId, root: RootId) -> Option<String> {
-    // A temporary (`p as *mut u8`, `v.as_mut_ptr()`) is named by what it was made from.
-    let mut at = value;
-    for _ in 0..8 {
-        if let Some(name) = f.values.get(at.0 as usize).and_then(|v| v.name.clone()) {
-            return Some(name);
-        }
-        let source = f.stmts().find_map(|(_, _, s)| match &s.op {
-            Op::View { dst, src, .. } | Op::Assign { dst, src } if *dst == at => Some(*src),
-            _ => None,
-        });
-        match source {
-            Some(src) => at = src,
-            None => break,
-        }
-    }
-    f.values
-        .iter()
-        .enumerate()
-        .find(|(k, v)| v.name.is_some() && pt.roots(ValueId(*k as u32)) == [root])
-        .and_then(|(_, v)| v.name.clone())
-}
-
 fn diagnostic(f: &FnIr, pt: &PointsTo, body: BodyId, ob: &Obligation, end: PathEnd) -> Diagnostic {
     let name = memory_name(f, pt, ob.value, ob.root);
     let what = name
@@ -393,7 +371,7 @@ fn diagnostic(f: &FnIr, pt: &PointsTo, body: BodyId, ob: &Obligation, end: PathE
     let released_by = root.map(|r| r.released_by.clone());
     let primary = match &ob.given_up {
         None => "allocated here".to_string(),
-        Some(api) => format!("ownership is given up here with `{api}`"),
+        Some((api, _)) => format!("ownership is given up here with `{api}`"),
     };
     let exit = match end {
         PathEnd::Exit { block } => f
@@ -442,10 +420,10 @@ fn diagnostic(f: &FnIr, pt: &PointsTo, body: BodyId, ob: &Obligation, end: PathE
         "before it is allocated again"
     };
     let help = match (&ob.given_up, released_by) {
-        (Some(api), _) if api.contains("into_raw") => format!(
+        (Some((_, LeakKind::IntoRaw)), _) => format!(
             "turn the pointer back into a box with `Box::from_raw` {before}, or return it to the caller"
         ),
-        (Some(api), _) if api.contains("Box::leak") || api.ends_with("leak") => format!(
+        (Some((api, LeakKind::Leak)), _) => format!(
             "`{api}` never frees: return or store the reference, or keep the owner and let it drop"
         ),
         (Some(_), _) => format!(
@@ -479,50 +457,9 @@ fn release_function_used(f: &FnIr, pt: &PointsTo, root: RootId) -> Option<String
 
 /// Runs a pass over one source text, for the tests of the memory lints.
 #[cfg(test)]
-pub(crate) mod test_support {
-    use tensor_lint_analyzer::program::{analyze_crate, AnalysisOptions};
-    use tensor_lint_analyzer::source::SourceMap;
-    use tensor_lint_analyzer::syntax::{parse_file, CrateSources, ParsedFile};
-
-    use crate::context::{CheckFn, LintContext};
-    use crate::diagnostic::Diagnostic;
-
-    pub(crate) fn findings_of(pass: CheckFn, text: &str) -> Vec<Diagnostic> {
-        findings_with(pass, text, AnalysisOptions::default())
-    }
-
-    pub(crate) fn findings_with(
-        pass: CheckFn,
-        text: &str,
-        options: AnalysisOptions,
-    ) -> Vec<Diagnostic> {
-        let mut sources = SourceMap::new();
-        let file = sources.add("t.rs".into(), "t.rs".into(), text.into());
-        let ast = parse_file(file, text).expect("test source parses");
-        let krate = CrateSources {
-            name: "t".into(),
-            files: vec![ParsedFile {
-                file,
-                module_path: Vec::new(),
-                ast,
-            }],
-        };
-        let ir = analyze_crate(&krate, &sources, &options);
-        let cx = LintContext {
-            ir: &ir,
-            sources: &sources,
-            cache_line_bytes: 64,
-        };
-        let mut out = Vec::new();
-        pass(&cx, &mut out);
-        out.into_iter().map(|f| f.diagnostic).collect()
-    }
-}
-
-#[cfg(test)]
 mod tests {
-    use super::test_support::findings_of;
     use super::*;
+    use crate::test_support::findings_of;
 
     #[test]
     fn question_mark_before_the_release_leaks_the_checkout() {
@@ -572,10 +509,10 @@ mod tests {
 
     #[test]
     fn configured_alloc_model_is_an_obligation_its_free_model_meets() {
-        use tensor_lint_analyzer::models::{ApiModel, Effect};
+        use tensor_lint_analyzer::models::{ApiModel, Effect, Models};
         use tensor_lint_analyzer::program::AnalysisOptions;
         let options = AnalysisOptions {
-            models: vec![
+            models: Models::new(&[
                 ApiModel {
                     path: Some("arena::take".into()),
                     method: None,
@@ -588,14 +525,14 @@ mod tests {
                     effect: Effect::Free,
                     arg: Some(0),
                 },
-            ],
+            ]),
             ..AnalysisOptions::default()
         };
         let text = "fn k(bad: bool) { let t = arena::take(64); if bad { return; } arena::put(t); }";
-        let found = super::test_support::findings_with(check, text, options.clone());
+        let found = crate::test_support::findings_with(check, text, options.clone());
         assert_eq!(found.len(), 1, "{found:?}");
         let fixed = "fn k(bad: bool) { let t = arena::take(64); if bad { arena::put(t); return; } arena::put(t); }";
-        assert!(super::test_support::findings_with(check, fixed, options).is_empty());
+        assert!(crate::test_support::findings_with(check, fixed, options).is_empty());
     }
 
     #[test]

@@ -275,7 +275,7 @@ fn finding(f: &FnIr, p: &Producer, form: &str, input: ValueId) -> LintFinding {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::leak::test_support::findings_of;
+    use crate::test_support::findings_of;
 
     #[test]
     fn dead_owned_input_of_mapv_gets_a_machine_applicable_rename() {

@@ -1,144 +1,22 @@
-//! The lint registry: every lint tensor-lint knows, with its documentation.
+//! The lint registry: every lint tensor-lint knows, with its documentation and pass, as
+//! listed once in `lib.rs`.
 //!
 //! `--list`, `--explain`, the SARIF rules and the book all read this table.
 
 use crate::context::{CheckFn, LintContext, LintFinding};
-use crate::diagnostic::Level;
-
-/// What kind of problem a lint finds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Group {
-    /// Memory bugs: the program is wrong.
-    Correctness,
-    /// Wasted memory or time inside kernels.
-    Perf,
-}
-
-impl Group {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Group::Correctness => "correctness",
-            Group::Perf => "perf",
-        }
-    }
-}
-
-/// Whether a lint has a pass behind it yet.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Status {
-    Active,
-    /// Declared and documented, but no pass reports it yet: it never fires.
-    Planned,
-}
-
-/// A lint's declaration.
-#[derive(Debug)]
-pub struct Lint {
-    /// Short name, as written in `-D NAME` and `allow(NAME)`.
-    pub name: &'static str,
-    pub default_level: Level,
-    /// When findings that are only possible (not proven) are shown one level lower.
-    pub possible_is_warn: bool,
-    pub group: Group,
-    pub summary: &'static str,
-    /// Markdown with the sections "What it does", "Why is this bad", "Example".
-    pub docs: &'static str,
-    pub status: Status,
-}
-
-impl Lint {
-    /// `tensor_lint::NAME`, the code findings carry.
-    pub fn code(&self) -> String {
-        format!("tensor_lint::{}", self.name)
-    }
-
-    /// The docs with the leading spaces doc comments leave removed.
-    pub fn explanation(&self) -> String {
-        let mut out = String::new();
-        for line in self.docs.lines() {
-            out.push_str(line.strip_prefix(' ').unwrap_or(line));
-            out.push('\n');
-        }
-        out.trim().to_string()
-    }
-}
-
-/// Declares a lint with its docs, written as doc comments:
-///
-/// ```ignore
-/// declare_lint! {
-///     /// ### What it does
-///     /// ...
-///     pub LEAK = "leak", Warn, Correctness, "allocation not released on some path"
-/// }
-/// ```
-#[macro_export]
-macro_rules! declare_lint {
-    (
-        $(#[doc = $doc:literal])*
-        pub $ident:ident = $name:literal, $level:ident, $group:ident, $summary:literal
-        $(, possible_is_warn = $possible:literal)?
-        $(, status = $status:ident)?
-    ) => {
-        $(#[doc = $doc])*
-        pub static $ident: $crate::registry::Lint = $crate::registry::Lint {
-            name: $name,
-            default_level: $crate::diagnostic::Level::$level,
-            possible_is_warn: $crate::declare_lint!(@or $($possible)?, false),
-            group: $crate::registry::Group::$group,
-            summary: $summary,
-            docs: concat!($($doc, "\n"),*),
-            status: $crate::declare_lint!(@status $($status)?),
-        };
-    };
-    (@or $value:literal, $default:literal) => { $value };
-    (@or , $default:literal) => { $default };
-    (@status $status:ident) => { $crate::registry::Status::$status };
-    (@status) => { $crate::registry::Status::Active };
-}
+pub use crate::lint::{Group, Lint, Status};
 
 /// Every lint, in the order `--list` shows them.
 pub fn lints() -> &'static [&'static Lint] {
-    static LINTS: [&Lint; 8] = [
-        &crate::leak::LEAK,
-        &crate::double_free::DOUBLE_FREE,
-        &crate::use_after_free::USE_AFTER_FREE,
-        &crate::alias_race::ALIAS_RACE,
-        &crate::false_sharing::FALSE_SHARING,
-        &crate::unsafe_inplace::UNSAFE_INPLACE,
-        &crate::missed_inplace::MISSED_INPLACE,
-        &crate::alloc_in_loop::ALLOC_IN_LOOP,
-    ];
-    &LINTS
+    crate::LINTS
 }
 
 /// Every lint with its pass (`None` for lints only declared so far).
-pub fn passes() -> [(&'static Lint, Option<CheckFn>); 8] {
-    [
-        (&crate::leak::LEAK, crate::leak::PASS),
-        (&crate::double_free::DOUBLE_FREE, crate::double_free::PASS),
-        (
-            &crate::use_after_free::USE_AFTER_FREE,
-            crate::use_after_free::PASS,
-        ),
-        (&crate::alias_race::ALIAS_RACE, crate::alias_race::PASS),
-        (
-            &crate::false_sharing::FALSE_SHARING,
-            crate::false_sharing::PASS,
-        ),
-        (
-            &crate::unsafe_inplace::UNSAFE_INPLACE,
-            crate::unsafe_inplace::PASS,
-        ),
-        (
-            &crate::missed_inplace::MISSED_INPLACE,
-            crate::missed_inplace::PASS,
-        ),
-        (
-            &crate::alloc_in_loop::ALLOC_IN_LOOP,
-            crate::alloc_in_loop::PASS,
-        ),
-    ]
+pub fn passes() -> impl Iterator<Item = (&'static Lint, Option<CheckFn>)> {
+    crate::LINTS
+        .iter()
+        .copied()
+        .zip(crate::PASSES.iter().copied())
 }
 
 /// Runs every pass over one crate; findings in pass order.
@@ -200,24 +78,6 @@ mod tests {
                 lint.name
             );
         }
-        let listed: Vec<_> = passes().iter().map(|(l, _)| l.name).collect();
-        let registered: Vec<_> = lints().iter().map(|l| l.name).collect();
-        assert_eq!(listed, registered);
-    }
-
-    #[test]
-    fn the_design_table_is_registered() {
-        for name in [
-            "leak",
-            "double_free",
-            "use_after_free",
-            "alias_race",
-            "false_sharing",
-            "unsafe_inplace",
-            "missed_inplace",
-            "alloc_in_loop",
-        ] {
-            assert!(find(name).is_some(), "{name} is not registered");
-        }
+        assert_eq!(crate::PASSES.len(), lints().len());
     }
 }

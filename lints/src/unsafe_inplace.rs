@@ -1,6 +1,6 @@
 //! `unsafe_inplace`: in-place ops that clobber a value still needed.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 
 use tensor_lint_analyzer::dataflow::{liveness::uses_after, FnFacts};
 use tensor_lint_analyzer::ir::{
@@ -8,7 +8,7 @@ use tensor_lint_analyzer::ir::{
     ViewOp,
 };
 use tensor_lint_analyzer::oracle::{
-    internal_overlap, overlap, same_map, Answer, Assumptions, Expr, Verdict, View,
+    colliding_pair, internal_overlap, overlap, same_map, Assumptions, Verdict,
 };
 use tensor_lint_analyzer::source::{SourceMap, Span};
 
@@ -73,12 +73,6 @@ crate::declare_lint! {
 
 /// The pass behind this lint.
 pub const PASS: Option<crate::context::CheckFn> = Some(check);
-
-/// Most elements enumerated when looking for a concrete colliding index pair.
-const MAX_ENUMERATED: i64 = 1 << 14;
-
-/// Value substituted for a size the oracle's witness leaves free, to show an example.
-const EXAMPLE_SIZE: i64 = 3;
 
 /// One place where a value is overwritten as a whole.
 struct Overwrite<'a> {
@@ -551,135 +545,6 @@ fn partial_overlap_case(
     out.push(finding(proven, d));
 }
 
-/// A concrete pair of different positions of `a` and `b` that reach one element.
-struct Pair {
-    a: Vec<i64>,
-    b: Vec<i64>,
-    element: i64,
-    /// Example values of the sizes this pair needs (empty when the views are concrete).
-    symbols: Vec<(String, i64)>,
-}
-
-fn colliding_pair(a: &View, b: &View, answer: &Answer) -> Option<Pair> {
-    let mut free: BTreeSet<String> = a.symbols();
-    free.extend(b.symbols());
-    let symbolic = !free.is_empty();
-    let witness: Vec<(String, i64)> = answer
-        .witness
-        .as_ref()
-        .map(|w| w.symbols.clone())
-        .unwrap_or_default();
-    // The oracle's witness sizes first, then small example sizes: a witness may pick
-    // sizes (1 x 1) where only the same positions meet.
-    let mut tries: Vec<Vec<(String, i64)>> = Vec::new();
-    for example in [EXAMPLE_SIZE, 2] {
-        let mut t = witness.clone();
-        t.extend(
-            free.iter()
-                .filter(|s| !witness.iter().any(|(w, _)| w == *s))
-                .map(|s| (s.clone(), example)),
-        );
-        tries.push(t);
-        tries.push(free.iter().map(|s| (s.clone(), example)).collect());
-    }
-    tries.into_iter().find_map(|symbols| {
-        let concrete = |v: &View| {
-            symbols
-                .iter()
-                .fold(v.clone(), |v, (s, x)| v.subst(s, &Expr::int(*x)))
-        };
-        let (a_ix, b_ix, element) = concrete_pair(&concrete(a), &concrete(b))?;
-        Some(Pair {
-            a: a_ix,
-            b: b_ix,
-            element,
-            symbols: if symbolic { symbols } else { Vec::new() },
-        })
-    })
-}
-
-/// Different positions of two constant views that reach one element.
-fn concrete_pair(a: &View, b: &View) -> Option<(Vec<i64>, Vec<i64>, i64)> {
-    let (oa, la) = concrete_geometry(a)?;
-    let (ob, lb) = concrete_geometry(b)?;
-    let mut at: HashMap<i64, Vec<i64>> = HashMap::new();
-    for ix in indices(&la.iter().map(|d| d.0).collect::<Vec<_>>())? {
-        // Sizes and strides come from the checked code: huge ones must not overflow.
-        let addr = address(oa, &ix, &la)?;
-        at.entry(addr).or_insert(ix);
-    }
-    let b_lens: Vec<i64> = lb.iter().map(|d| d.0).collect();
-    for jx in indices(&b_lens)? {
-        let addr = address(ob, &jx, &lb)?;
-        if let Some(ix) = at.get(&addr) {
-            if !same_position(ix, &jx, &b_lens) {
-                return Some((ix.clone(), jx, addr));
-            }
-        }
-    }
-    None
-}
-
-/// `offset + Σ index·stride`, or `None` on overflow.
-fn address(offset: i64, index: &[i64], dims: &[(i64, i64)]) -> Option<i64> {
-    index
-        .iter()
-        .zip(dims)
-        .try_fold(offset, |acc, (i, d)| acc.checked_add(i.checked_mul(d.1)?))
-}
-
-/// Whether index `j` of a source (broadcast against the destination, aligned at the
-/// trailing axes) feeds index `i` of the destination.
-fn same_position(i: &[i64], j: &[i64], src_lens: &[i64]) -> bool {
-    if j.len() > i.len() {
-        return false;
-    }
-    let skip = i.len() - j.len();
-    i[skip..]
-        .iter()
-        .zip(j)
-        .zip(src_lens)
-        .all(|((a, b), len)| a == b || *len == 1)
-}
-
-/// Offset and (len, stride) per axis of a view with constant geometry.
-fn concrete_geometry(v: &View) -> Option<(i64, Vec<(i64, i64)>)> {
-    let offset = v.offset.as_const()?;
-    let dims = v
-        .dims
-        .iter()
-        .map(|d| Some((d.len.as_const()?, d.stride.as_const()?)))
-        .collect::<Option<Vec<_>>>()?;
-    Some((offset, dims))
-}
-
-/// Every index tuple of a shape, or `None` when there are too many to enumerate.
-fn indices(lens: &[i64]) -> Option<Vec<Vec<i64>>> {
-    let mut total: i64 = 1;
-    for &l in lens {
-        if l < 0 {
-            return None;
-        }
-        total = total.checked_mul(l)?;
-    }
-    if total > MAX_ENUMERATED {
-        return None;
-    }
-    let mut all = Vec::with_capacity(total as usize);
-    let mut cur = vec![0i64; lens.len()];
-    for _ in 0..total {
-        all.push(cur.clone());
-        for axis in (0..lens.len()).rev() {
-            cur[axis] += 1;
-            if cur[axis] < lens[axis] {
-                break;
-            }
-            cur[axis] = 0;
-        }
-    }
-    Some(all)
-}
-
 // ----- the old value is still needed ----------------------------------------------
 
 /// The alias an in-place op returns (tch's `relu_` hands back its receiver).
@@ -1068,7 +933,7 @@ fn autograd_case(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::leak::test_support::findings_of;
+    use crate::test_support::findings_of;
 
     fn messages(text: &str) -> Vec<String> {
         findings_of(check, text)
@@ -1125,45 +990,5 @@ mod tests {
         assert!(messages(text).is_empty());
         let outside = text.replace("tch::no_grad(|| { w.sub_(&g); });", "w.sub_(&g);");
         assert_eq!(messages(&outside).len(), 1);
-    }
-
-    #[test]
-    fn transposed_square_views_collide_at_different_positions() {
-        let a = View::strided(RootId(0), 4, 0, &[3, 3], &[3, 1]);
-        let b = View::strided(RootId(0), 4, 0, &[3, 3], &[1, 3]);
-        let answer = overlap(&a, &b, &Assumptions::new());
-        let pair = colliding_pair(&a, &b, &answer).expect("off-diagonal elements collide");
-        assert_ne!(pair.a, pair.b);
-        assert!(pair.symbols.is_empty());
-    }
-
-    #[test]
-    fn identical_maps_only_meet_at_the_same_position() {
-        let a = View::strided(RootId(0), 4, 0, &[4], &[1]);
-        let answer = overlap(&a, &a, &Assumptions::new());
-        assert!(colliding_pair(&a, &a, &answer).is_none());
-    }
-
-    #[test]
-    fn broadcast_source_row_feeds_every_destination_row() {
-        assert!(same_position(&[2, 1], &[0, 1], &[1, 3]));
-        assert!(!same_position(&[2, 1], &[0, 2], &[1, 3]));
-        assert!(same_position(&[2, 1], &[1], &[3]));
-    }
-
-    #[test]
-    fn huge_strides_do_not_overflow() {
-        let a = View::strided(RootId(0), 4, 0, &[2, 2], &[i64::MAX, 1]);
-        let b = View::strided(RootId(0), 4, 1, &[2, 2], &[i64::MAX, 1]);
-        // `a[1, 1]` would be at `i64::MAX + 1`: the search gives up instead of wrapping.
-        assert!(concrete_pair(&a, &b).is_none());
-        assert_eq!(address(0, &[2], &[(3, i64::MAX)]), None);
-    }
-
-    #[test]
-    fn too_many_indices_are_not_enumerated() {
-        assert!(indices(&[1 << 10, 1 << 10]).is_none());
-        assert_eq!(indices(&[2, 2]).map(|v| v.len()), Some(4));
-        assert_eq!(indices(&[0, 5]).map(|v| v.len()), Some(0));
     }
 }

@@ -184,8 +184,8 @@ fn diagnostic(
     span: tensor_lint_analyzer::source::Span,
     root: RootId,
 ) -> Diagnostic {
-    let used_name = crate::leak::memory_name(f, pt, used, root);
-    let released_name = crate::leak::memory_name(f, pt, release.value, root);
+    let used_name = crate::describe::memory_name(f, pt, used, root);
+    let released_name = crate::describe::memory_name(f, pt, release.value, root);
     let what = used_name
         .as_ref()
         .map_or_else(|| "released memory".to_string(), |n| format!("`{n}`"));
@@ -216,7 +216,7 @@ fn diagnostic(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::leak::test_support::findings_of;
+    use crate::test_support::findings_of;
 
     #[test]
     fn read_through_a_pointer_after_dealloc_is_reported() {

@@ -98,11 +98,14 @@
 //!
 //! [tensor-lint]: https://example.invalid/tensor-lint
 
+#![forbid(unsafe_code)]
+
 mod annotated_fn;
 mod annotations;
 mod assume;
 mod error_list;
 mod lint_name;
+mod lint_names;
 mod similar_name;
 
 use proc_macro::TokenStream;
@@ -288,8 +291,7 @@ pub fn inplace(args: TokenStream, item: TokenStream) -> TokenStream {
 ///
 /// Works on any item: a function, an `impl` block, a module, a struct, a trait, a
 /// constant. The lints are named as in `-A LINT`, with or without the `tensor_lint::`
-/// prefix: `leak`, `double_free`, `use_after_free`, `alias_race`, `false_sharing`,
-/// `unsafe_inplace`, `missed_inplace`, `alloc_in_loop`. An unknown name is a compile
+/// prefix (`cargo tensor-lint --list` lists them). An unknown name is a compile
 /// error that suggests the closest lint (`leek` → `leak`, `double-free` → `double_free`);
 /// clippy's and rustc's lints belong in the built-in `#[allow(...)]`.
 ///

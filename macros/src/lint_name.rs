@@ -1,8 +1,8 @@
 //! The lint names `#[tensor_lint::allow(...)]` accepts.
 //!
 //! This crate is what users compile, so it cannot depend on the linter's registry
-//! (`tensor-lint-lints`, which pulls in the analyzer and Z3); the names are repeated here
-//! and a unit test compares them with the registry's declarations in the workspace.
+//! (`tensor-lint-lints`, which pulls in the analyzer and Z3); the names come from
+//! `lint_names.rs`, which the registry generates.
 
 use proc_macro2::{Delimiter, Ident, Spacing, Span, TokenStream, TokenTree};
 use syn::LitStr;
@@ -10,17 +10,7 @@ use syn::LitStr;
 use crate::error_list::ErrorList;
 use crate::similar_name::closest;
 
-/// Every lint of tensor-lint, in the registry's order.
-pub(crate) const LINT_NAMES: [&str; 8] = [
-    "leak",
-    "double_free",
-    "use_after_free",
-    "alias_race",
-    "false_sharing",
-    "unsafe_inplace",
-    "missed_inplace",
-    "alloc_in_loop",
-];
+use crate::lint_names::LINT_NAMES;
 
 /// The tool prefix users may write before a lint name.
 const TOOL: &str = "tensor_lint";
@@ -135,7 +125,7 @@ fn known_lint(name: &Ident) -> syn::Result<String> {
     if LINT_NAMES.contains(&written.as_str()) {
         return Ok(written);
     }
-    let message = match closest(&written, &LINT_NAMES) {
+    let message = match closest(&written, LINT_NAMES) {
         Some(suggestion) => format!("unknown lint `{written}`, did you mean `{suggestion}`?"),
         None => format!(
             "unknown lint `{written}`, expected one of {}",
@@ -315,54 +305,5 @@ mod tests {
                 "expected a lint name, found a literal",
             ]
         );
-    }
-
-    /// The names here must be exactly the registry's; the registry's sources are only
-    /// beside this crate in the workspace, so outside it there is nothing to compare.
-    #[test]
-    fn lint_names_match_the_registry_declarations() {
-        let lints_src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../lints/src");
-        let Ok(entries) = std::fs::read_dir(&lints_src) else {
-            return;
-        };
-        let mut declared = Vec::new();
-        for entry in entries.flatten() {
-            let Ok(source) = std::fs::read_to_string(entry.path()) else {
-                continue;
-            };
-            let Ok(file) = syn::parse_file(&source) else {
-                continue;
-            };
-            for item in file.items {
-                if let syn::Item::Macro(mac) = item {
-                    let is_declaration = mac
-                        .mac
-                        .path
-                        .segments
-                        .last()
-                        .is_some_and(|segment| segment.ident == "declare_lint");
-                    if is_declaration {
-                        declared.extend(declared_name(mac.mac.tokens));
-                    }
-                }
-            }
-        }
-        declared.sort();
-        let mut ours: Vec<String> = LINT_NAMES.iter().map(ToString::to_string).collect();
-        ours.sort();
-        assert_eq!(declared, ours);
-    }
-
-    /// The `"name"` in `pub IDENT = "name", ...` of a `declare_lint!` body.
-    fn declared_name(tokens: TokenStream) -> Option<String> {
-        let tokens: Vec<_> = tokens.into_iter().collect();
-        tokens.windows(4).find_map(|window| match window {
-            [TokenTree::Ident(vis), TokenTree::Ident(_), TokenTree::Punct(eq), TokenTree::Literal(name)]
-                if vis == "pub" && eq.as_char() == '=' =>
-            {
-                syn::parse_str::<syn::LitStr>(&name.to_string()).ok().map(|lit| lit.value())
-            }
-            _ => None,
-        })
     }
 }

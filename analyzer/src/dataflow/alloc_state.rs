@@ -86,7 +86,7 @@ fn transfer(state: &mut [AllocState], stmt: &Stmt, pt: &PointsTo) {
         Op::AssumeNull { value } => set(*value, AllocState::UNALLOCATED, state),
         Op::Escape { value, how } => {
             let to = match how {
-                EscapeKind::Leaked(_) => AllocState::LEAKED,
+                EscapeKind::Leaked { .. } => AllocState::LEAKED,
                 _ => AllocState::ESCAPED,
             };
             set(*value, to, state)

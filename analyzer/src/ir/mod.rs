@@ -13,6 +13,8 @@
 //! were derived from (their provenance) and, when known, the element they point at as a
 //! zero-dimensional view.
 
+pub mod dump;
+
 use crate::oracle::{Expr, View};
 use crate::source::Span;
 
@@ -197,8 +199,21 @@ pub enum EscapeKind {
     Stored,
     /// Moved into a call that may keep it.
     PassedOn(String),
-    /// Deliberately leaked: `Box::leak`, `mem::forget`, `into_raw`, `ManuallyDrop::new`.
-    Leaked(String),
+    /// Deliberately given up: `Box::leak`, `mem::forget`, `into_raw`, `ManuallyDrop::new`
+    /// (`api`, as called).
+    Leaked { api: String, kind: LeakKind },
+}
+
+/// How an owner is given up without a release.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LeakKind {
+    /// `Box::into_raw`, `Vec::into_raw_parts`: the memory comes back as a raw pointer,
+    /// released by rebuilding the owner with `from_raw`.
+    IntoRaw,
+    /// `Box::leak`, `Vec::leak`: a reference that lives forever.
+    Leak,
+    /// `mem::forget`, `ManuallyDrop::new`: the owner is not dropped.
+    Forget,
 }
 
 /// How memory is released.

@@ -1,17 +1,15 @@
-//! Parallel regions (rayon `join`/`scope`/parallel iterators, `std::thread`,
-//! `par_azip!`) and the modelled macros (`s![]`, `vec![]`, `par_azip!`, assertions and
-//! formatting). Everything else written as a macro is opaque.
+//! Parallel regions: rayon `join`/`scope` and parallel iterators, `std::thread`
+//! spawns and scopes, `Zip::par_for_each` and `par_azip!`.
 
 use syn::parse::{ParseStream, Parser};
 
-use super::expr::Arg;
-use super::slice_macro::{parse_slice_macro, SliceEntry};
+use super::call::Arg;
 use super::{IterInfo, IterSource, Lowerer, ScopeFrame};
 use crate::ir::{
-    BodyId, Callee, Iteration, Op, ParallelKind, ParallelRegion, ReleasedBy, SliceSpec, Stmt, Task,
-    Terminator, TyClass, ValueId, ValueKind, ViewOp,
+    BodyId, Callee, Iteration, Op, ParallelKind, ParallelRegion, ReleasedBy, Stmt, Task, TyClass,
+    ValueId, ValueKind, ViewOp,
 };
-use crate::models::{ParKind, Sem};
+use crate::models::{self, Adapter, ForEach, ParKind, Sem};
 use crate::oracle::Expr;
 use crate::source::Span;
 
@@ -205,7 +203,7 @@ impl Lowerer<'_, '_, '_> {
                 self.finish_iteration(info.parallel, recv, body, sym, item, span);
                 Some(self.unknown(span))
             }
-            Sem::Par(ParKind::ArrayForEach) => {
+            Sem::Par(ParKind::ArrayForEach(each)) => {
                 let info = match self.iters.get(&recv).cloned() {
                     Some(info) => info,
                     None if self.val(recv).kind.is_memory() => {
@@ -240,13 +238,13 @@ impl Lowerer<'_, '_, '_> {
                         )
                     })
                     .collect();
-                let params: Vec<ValueId> = if method == "par_mapv_inplace" {
+                let params: Vec<ValueId> = if each == ForEach::MapvInPlace {
                     vec![self.scalar(None, span)]
                 } else {
                     items.clone()
                 };
                 let body = self.task_body(f, &params)?;
-                if method.contains("inplace") {
+                if each != ForEach::Items {
                     if let Some(&dst) = items.first() {
                         let stmt = Stmt {
                             op: Op::InPlace {
@@ -363,11 +361,11 @@ impl Lowerer<'_, '_, '_> {
                     ..IterInfo::default()
                 })
             }
-            ParKind::Adapter => match existing {
+            ParKind::Adapter(adapter) => match existing {
                 Some(mut info) => {
-                    match name {
-                        "enumerate" => info.enumerate = true,
-                        "zip" => {
+                    match adapter {
+                        Adapter::Enumerate => info.enumerate = true,
+                        Adapter::Zip => {
                             if let Some(other) = rest.first().map(|a| a.value) {
                                 match self.iters.get(&other).cloned() {
                                     Some(o) => info.sources.extend(o.sources),
@@ -382,13 +380,13 @@ impl Lowerer<'_, '_, '_> {
                                 }
                             }
                         }
-                        _ => {}
+                        Adapter::Map | Adapter::Keep => {}
                     }
-                    self.call_closures(rest, span);
+                    self.call_closure_args(rest, span);
                     Some(info)
                 }
                 None => {
-                    if name == "map" && self.val(recv).kind.is_memory() {
+                    if adapter == Adapter::Map && self.val(recv).kind.is_memory() {
                         // ndarray `a.map(f)`: a new array of the same shape.
                         let shape = self.val(recv).view.as_ref().map(|v| v.shape());
                         let bytes = self.val(recv).view.as_ref().map_or(4, |v| v.elem_bytes);
@@ -399,9 +397,9 @@ impl Lowerer<'_, '_, '_> {
                             },
                             span,
                         );
-                        self.call_closures(rest, span);
+                        self.call_closure_args(rest, span);
                         return self.alloc_value(
-                            "map".into(),
+                            name.to_string(),
                             bytes,
                             shape,
                             ReleasedBy::Drop,
@@ -409,12 +407,12 @@ impl Lowerer<'_, '_, '_> {
                             span,
                         );
                     }
-                    self.call_closures(rest, span);
+                    self.call_closure_args(rest, span);
                     None
                 }
             },
-            ParKind::Consume | ParKind::ArrayForEach => {
-                self.call_closures(rest, span);
+            ParKind::Consume | ParKind::ArrayForEach(_) => {
+                self.call_closure_args(rest, span);
                 None
             }
         };
@@ -429,21 +427,6 @@ impl Lowerer<'_, '_, '_> {
             self.iters.insert(out, info);
         }
         out
-    }
-
-    fn call_closures(&mut self, args: &[Arg], span: Span) {
-        for a in args {
-            if let ValueKind::Closure(b) = self.val(a.value).kind {
-                self.emit(
-                    Op::Call {
-                        dst: None,
-                        callee: Callee::Closure(b),
-                        args: Vec::new(),
-                    },
-                    span,
-                );
-            }
-        }
     }
 
     /// `Zip::from(&mut a)` and `.and(&b)`: a lock-step iteration over all sources.
@@ -470,189 +453,8 @@ impl Lowerer<'_, '_, '_> {
         out
     }
 
-    // ----- macros ----------------------------------------------------------------
-
-    pub(crate) fn macro_call(&mut self, mac: &syn::Macro) -> ValueId {
-        let span = self.span(
-            mac.path
-                .segments
-                .last()
-                .map_or_else(proc_macro2::Span::call_site, |s| s.ident.span()),
-        );
-        let span = Span::new(
-            self.file,
-            span.lo as usize,
-            self.span(mac.delimiter.span().close()).hi as usize,
-        );
-        let name = mac
-            .path
-            .segments
-            .last()
-            .map(|s| s.ident.to_string())
-            .unwrap_or_default();
-        match name.as_str() {
-            "s" => self.slice_macro(mac, span),
-            "vec" => self.vec_macro(mac, span),
-            "par_azip" | "azip" => self.azip_macro(mac, name == "par_azip", span),
-            "panic" | "unreachable" | "todo" | "unimplemented" => {
-                self.lower_format_args(mac, span);
-                self.terminate(Terminator::Unreachable, span);
-                self.unknown(span)
-            }
-            "assert" | "assert_eq" | "assert_ne" | "debug_assert" | "debug_assert_eq"
-            | "debug_assert_ne" | "println" | "print" | "eprintln" | "eprint" | "format"
-            | "write" | "writeln" | "dbg" | "matches" | "black_box" => {
-                let args = self.lower_format_args(mac, span);
-                // Past `assert!(p.is_null())` the allocation `p` would hold did not happen.
-                if matches!(name.as_str(), "assert" | "debug_assert") {
-                    let tested = args.first().and_then(|c| self.null_tests.get(c)).copied();
-                    if let Some((p, true)) = tested {
-                        self.emit(Op::AssumeNull { value: p }, span);
-                    }
-                }
-                self.unknown(span)
-            }
-            _ => self.unknown(span),
-        }
-    }
-
-    fn slice_macro(&mut self, mac: &syn::Macro, span: Span) -> ValueId {
-        let out = self.unknown(span);
-        let Some(args) = parse_slice_macro(mac.tokens.clone()) else {
-            return out;
-        };
-        let mut specs = Vec::new();
-        for entry in &args.0 {
-            let spec = match entry {
-                SliceEntry::NewAxis => SliceSpec::NewAxis,
-                SliceEntry::Index(e) => {
-                    let v = self.expr(e);
-                    match self.val(v).int.clone() {
-                        Some(i) => SliceSpec::Index(i),
-                        None => return out,
-                    }
-                }
-                SliceEntry::Range {
-                    start,
-                    end,
-                    inclusive,
-                    step,
-                } => {
-                    let int_of =
-                        |l: &mut Self, e: &Option<Box<syn::Expr>>| -> Result<Option<Expr>, ()> {
-                            match e {
-                                Some(e) => {
-                                    let v = l.expr(e);
-                                    l.val(v).int.clone().map(Some).ok_or(())
-                                }
-                                None => Ok(None),
-                            }
-                        };
-                    let (Ok(s), Ok(e), Ok(st)) =
-                        (int_of(self, start), int_of(self, end), int_of(self, step))
-                    else {
-                        return out;
-                    };
-                    let e = if *inclusive { e.map(|e| &e + 1) } else { e };
-                    SliceSpec::Range {
-                        start: s,
-                        end: e,
-                        step: st.unwrap_or_else(|| Expr::int(1)),
-                    }
-                }
-            };
-            specs.push(spec);
-        }
-        self.slice_specs.insert(out, specs);
-        out
-    }
-
-    fn vec_macro(&mut self, mac: &syn::Macro, span: Span) -> ValueId {
-        let parser = |input: ParseStream| -> syn::Result<(Vec<syn::Expr>, bool)> {
-            if input.is_empty() {
-                return Ok((Vec::new(), false));
-            }
-            let first: syn::Expr = input.parse()?;
-            if input.peek(syn::Token![;]) {
-                let _: syn::Token![;] = input.parse()?;
-                let n: syn::Expr = input.parse()?;
-                return Ok((vec![first, n], true));
-            }
-            let mut items = vec![first];
-            while input.peek(syn::Token![,]) {
-                let _: syn::Token![,] = input.parse()?;
-                if input.is_empty() {
-                    break;
-                }
-                items.push(input.parse()?);
-            }
-            Ok((items, false))
-        };
-        let Ok((items, repeat)) = parser.parse2(mac.tokens.clone()) else {
-            return self.alloc_value("vec!".into(), 4, None, ReleasedBy::Drop, TyClass::Vec, span);
-        };
-        // `vec![Slot::default(); n]` / `vec![Slot { .. }; n]` of a crate struct: its
-        // layout, so padded per-thread slots are known as such.
-        let elem_struct = items.first().and_then(|e| self.struct_of_expr(e));
-        let bytes = items
-            .first()
-            .and_then(super::expr::literal_bytes)
-            .or_else(|| {
-                elem_struct
-                    .as_ref()
-                    .and_then(|(_, size)| u32::try_from(*size).ok())
-            })
-            .unwrap_or(8);
-        let len = if repeat {
-            self.expr(&items[0]);
-            let n = self.expr(&items[1]);
-            self.val(n).int.clone()
-        } else {
-            for e in &items {
-                self.expr(e);
-            }
-            Some(Expr::int(items.len() as i64))
-        };
-        let out = self.alloc_value(
-            "vec!".into(),
-            bytes,
-            len.map(|l| vec![l]),
-            ReleasedBy::Drop,
-            TyClass::Vec,
-            span,
-        );
-        let elem_type = elem_struct
-            .map(|(name, _)| name)
-            .or_else(|| items.first().and_then(elem_type_name));
-        if let (Some(name), Some(root)) = (elem_type, self.val(out).kind.root()) {
-            if let Some(r) = self.roots.get_mut(root.0 as usize) {
-                r.elem_type = Some(name);
-            }
-        }
-        out
-    }
-
-    /// The crate struct an element expression builds (`Slot::default()`,
-    /// `Slot::new(..)`, `Slot { .. }`), with its size when the layout is known.
-    /// The crate struct a `vec!` element expression builds, with its size.
-    fn struct_of_expr(&self, e: &syn::Expr) -> Option<(String, u64)> {
-        let path = match e {
-            syn::Expr::Struct(s) => s.path.segments.last()?.ident.to_string(),
-            syn::Expr::Call(c) => match &*c.func {
-                syn::Expr::Path(p) => {
-                    let segs: Vec<_> = p.path.segments.iter().collect();
-                    segs.get(segs.len().checked_sub(2)?)?.ident.to_string()
-                }
-                _ => return None,
-            },
-            _ => return None,
-        };
-        let item = self.ctx.index.structs.iter().find(|s| s.name == path)?;
-        Some((item.name.clone(), item.size?))
-    }
-
     /// `par_azip!((index i, a in &mut x, &b in &y) body)`: a lock-step iteration.
-    fn azip_macro(&mut self, mac: &syn::Macro, parallel: bool, span: Span) -> ValueId {
+    pub(crate) fn azip_macro(&mut self, mac: &syn::Macro, parallel: bool, span: Span) -> ValueId {
         type Producer = (Option<syn::Pat>, Option<syn::Expr>);
         let parser = |input: ParseStream| -> syn::Result<(Vec<Producer>, syn::Expr)> {
             let content;
@@ -663,7 +465,7 @@ impl Lowerer<'_, '_, '_> {
                     && content
                         .fork()
                         .parse::<syn::Ident>()
-                        .is_ok_and(|i| i == "index")
+                        .is_ok_and(|i| i == models::table::AZIP_INDEX)
                 {
                     let _: syn::Ident = content.parse()?;
                     let pat = syn::Pat::parse_single(&content)?;
@@ -726,63 +528,6 @@ impl Lowerer<'_, '_, '_> {
         }
         self.finish_iteration(parallel, iter, body_id, sym, item, span);
         self.unknown(span)
-    }
-}
-
-impl Lowerer<'_, '_, '_> {
-    /// Lowers the comma-separated expressions of a formatting or assertion macro; memory
-    /// values they mention are read.
-    /// Lowers the arguments of a format-like macro; their values in order.
-    fn lower_format_args(&mut self, mac: &syn::Macro, span: Span) -> Vec<ValueId> {
-        let parser = syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated;
-        let Ok(args) = parser.parse2(mac.tokens.clone()) else {
-            return Vec::new();
-        };
-        let mut values = Vec::new();
-        for a in &args {
-            let v = self.expr(a);
-            values.push(v);
-            if self.val(v).kind.is_memory() {
-                self.emit(
-                    Op::Read {
-                        value: v,
-                        region: None,
-                    },
-                    span,
-                );
-            }
-        }
-        values
-    }
-}
-
-/// The element type a `vec!` element expression names: a literal's suffix (`0u64`), a
-/// cast's type (`0 as u32`) or the type of a constructor (`CachePadded::new(0)`).
-fn elem_type_name(e: &syn::Expr) -> Option<String> {
-    match e {
-        syn::Expr::Lit(l) => {
-            let suffix = match &l.lit {
-                syn::Lit::Int(i) => i.suffix(),
-                syn::Lit::Float(f) => f.suffix(),
-                _ => "",
-            };
-            (!suffix.is_empty()).then(|| suffix.to_string())
-        }
-        syn::Expr::Unary(u) => elem_type_name(&u.expr),
-        syn::Expr::Paren(p) => elem_type_name(&p.expr),
-        syn::Expr::Cast(c) => match &*c.ty {
-            syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
-            _ => None,
-        },
-        syn::Expr::Call(c) => match &*c.func {
-            syn::Expr::Path(p) => {
-                let segs: Vec<_> = p.path.segments.iter().collect();
-                let ty = segs.get(segs.len().checked_sub(2)?)?;
-                Some(ty.ident.to_string())
-            }
-            _ => None,
-        },
-        _ => None,
     }
 }
 

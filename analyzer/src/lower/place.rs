@@ -1,10 +1,12 @@
 //! Places: what an assignment, a compound assignment or an index expression reads and
 //! writes — the memory value under the place and the region of it addressed.
 
-use super::{geometry, ty, Lowerer};
+use super::raw_ptr::is_null_pointer_call;
+use super::{geometry, Lowerer};
 use crate::ir::{
     EscapeKind, Op, ReleasedBy, RootOrigin, SliceSpec, TyClass, ValueId, ValueKind, ViewOp,
 };
+use crate::models;
 use crate::oracle::{Expr, View};
 use crate::source::Span;
 
@@ -12,6 +14,27 @@ use crate::source::Span;
 const MAX_PLACE_DEPTH: u32 = 32;
 
 impl Lowerer<'_, '_, '_> {
+    /// Lowers `place = value`.
+    pub(crate) fn assign_expr(&mut self, a: &syn::ExprAssign, span: Span) -> ValueId {
+        let rhs = self.expr(&a.right);
+        if matches!(*a.right, syn::Expr::Path(_)) {
+            self.mark_moved(rhs);
+        }
+        self.assign_to(&a.left, rhs, span);
+        // `p = ptr::null_mut()` (after a release): `p` holds no allocation now.
+        if is_null_pointer_call(&a.right) {
+            if let syn::Expr::Path(lhs) = &*a.left {
+                let name = lhs.path.get_ident().map(ToString::to_string);
+                if let Some(p) = name.and_then(|n| self.lookup(&n)) {
+                    if self.val(p).kind.is_memory() {
+                        self.emit(Op::AssumeNull { value: p }, span);
+                    }
+                }
+            }
+        }
+        self.unknown(span)
+    }
+
     /// The memory value under a place and the region of it the place addresses.
     fn place_of(&mut self, e: &syn::Expr, depth: u32) -> Option<(ValueId, Option<View>)> {
         if depth > MAX_PLACE_DEPTH {
@@ -283,7 +306,7 @@ impl Lowerer<'_, '_, '_> {
                 .roots
                 .get(root.0 as usize)
                 .and_then(|r| r.elem_type.as_deref())
-                .is_some_and(|t| ty::scalar_bytes(t).is_none() || t.starts_with("Atomic"));
+                .is_some_and(|t| !models::is_number_type(t));
             if aggregate {
                 let v = self.val_mut(out);
                 v.kind = ValueKind::View(root);
@@ -398,7 +421,7 @@ impl Lowerer<'_, '_, '_> {
             syn::Member::Named(n) => n.span(),
             syn::Member::Unnamed(i) => i.span,
         };
-        let span = self.span_between(super::expr::first_token(&f.base, 0), last);
+        let span = self.span_between(super::tokens::first_token(&f.base, 0), last);
         let base = self.expr(&f.base);
         let member = match &f.member {
             syn::Member::Named(n) => n.to_string(),

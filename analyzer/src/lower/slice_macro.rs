@@ -51,7 +51,12 @@ fn entry(e: syn::Expr, step: Option<Box<syn::Expr>>) -> SliceEntry {
             inclusive: matches!(r.limits, syn::RangeLimits::Closed(_)),
             step,
         },
-        syn::Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "NewAxis") => {
+        syn::Expr::Path(p)
+            if p.path
+                .segments
+                .last()
+                .is_some_and(|s| s.ident == crate::models::table::NEW_AXIS) =>
+        {
             SliceEntry::NewAxis
         }
         // `s![i;2]` is not valid ndarray; the index is kept and the step ignored.

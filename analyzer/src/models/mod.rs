@@ -1,88 +1,23 @@
 //! Library models: what calls into ndarray, std, rayon, crossbeam, threads and
-//! PyTorch-style tensor crates do to memory, plus the user's own models from
+//! PyTorch-style tensor crates do to memory, with the user's own models from
 //! `tensor-lint.toml`.
 //!
-//! A model maps a method name (for any receiver of a class) or a path suffix to a
-//! [`Sem`]antics; the tables in [`table`] are data, and what needs code (view geometry,
-//! `s![]`, parallel regions) is done by the lowering from the [`Sem`] it finds here.
+//! This module owns every library name the analysis knows. A model maps a method name
+//! (for receivers of a class) or a path suffix to a [`Sem`]antics; the rows are data in
+//! [`table`], and a user's models ([`ApiModel`]) are rows of the same table, consulted
+//! first ([`Models`]). Names that are not calls (types, macros, atomics, integer
+//! methods) have tables of their own, asked through the functions below. What needs code
+//! (view geometry, `s![]`, parallel regions) is done by the lowering from the [`Sem`] it
+//! finds here; the lowering itself tests no library name.
 
 pub mod table;
+mod user;
 
-use serde::Deserialize;
+pub use user::{ApiModel, Effect};
 
+pub use crate::ir::LeakKind;
 use crate::ir::TyClass;
-
-/// The effect of a user model.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Effect {
-    /// Returns newly allocated memory that must be released.
-    Alloc,
-    /// Releases argument `arg`.
-    Free,
-    /// Returns a view of argument `arg`.
-    View,
-    /// Overwrites argument `arg` in place.
-    Inplace,
-    /// Reads argument `arg`.
-    Read,
-    /// Writes argument `arg`.
-    Write,
-}
-
-/// An extra API model, as users write it in `tensor-lint.toml`:
-///
-/// ```toml
-/// [[models]]
-/// path = "mypool::Pool::checkout"  # a path, matched by its trailing segments
-/// effect = "alloc"                 # alloc | free | view | inplace | read | write
-///
-/// [[models]]
-/// method = "checkin"               # or a method name, for any receiver
-/// effect = "free"
-/// arg = 1                          # which argument (receiver = 0 for methods);
-///                                  # needed by free / view / inplace / read / write
-/// ```
-///
-/// Exactly one of `path` and `method` is given.
-#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-pub struct ApiModel {
-    #[serde(default)]
-    pub path: Option<String>,
-    #[serde(default)]
-    pub method: Option<String>,
-    pub effect: Effect,
-    #[serde(default)]
-    pub arg: Option<usize>,
-}
-
-impl ApiModel {
-    /// Why this model cannot be used, if it cannot.
-    pub fn validate(&self) -> Result<(), String> {
-        match (&self.path, &self.method) {
-            (Some(_), Some(_)) => return Err("give either `path` or `method`, not both".into()),
-            (None, None) => return Err("a model needs `path` or `method`".into()),
-            _ => {}
-        }
-        if self.effect != Effect::Alloc && self.arg.is_none() {
-            return Err(format!("effect `{:?}` needs `arg`", self.effect).to_lowercase());
-        }
-        Ok(())
-    }
-
-    fn sem(&self) -> Sem {
-        let arg = self.arg.unwrap_or(0);
-        match self.effect {
-            Effect::Alloc => Sem::OwedAlloc,
-            Effect::Free => Sem::Release(ReleaseHow::Function, arg),
-            Effect::View => Sem::ViewOfArg(arg),
-            Effect::Inplace => Sem::InPlace(arg),
-            Effect::Read => Sem::ReadArg(arg),
-            Effect::Write => Sem::WriteArg(arg),
-        }
-    }
-}
+use table::Name;
 
 /// How an allocation's shape is found in the call.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -136,21 +71,128 @@ pub enum ParKind {
     Elements,
     /// `par_chunks(_mut)(k)` / `par_chunks_exact(_mut)`: one item per chunk.
     Chunks,
-    /// A parallel iterator adapter that keeps the items (`enumerate`, `zip`, `map`...).
-    Adapter,
+    /// A parallel iterator adapter that keeps the items.
+    Adapter(Adapter),
     /// A consumer that runs its closure per item (`for_each`, `map` + `sum`, ...).
     Consume,
-    /// `par_for_each` / `par_map_inplace` / `par_mapv_inplace` on an array or `Zip`.
-    ArrayForEach,
+    /// A parallel loop over the elements of an array or a `Zip`.
+    ArrayForEach(ForEach),
+}
+
+/// What an iterator adapter does to the items it passes on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Adapter {
+    /// `enumerate`: pairs each item with its index.
+    Enumerate,
+    /// `zip(other)`: pairs each item with one of `other`.
+    Zip,
+    /// `map(f)`: on an iterator, maps the items; on an ndarray array, a new array of the
+    /// same shape.
+    Map,
+    /// Keeps the items as they are (`with_min_len`, `step_by`, `filter`, `rev`, ...).
+    Keep,
+}
+
+/// How a parallel array loop hands its closure the elements.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ForEach {
+    /// `par_for_each`, `par_apply`: the closure gets the elements (of every zipped array).
+    Items,
+    /// `par_map_inplace`: the closure gets `&mut` to each element and rewrites it.
+    MapInPlace,
+    /// `par_mapv_inplace`: the closure gets each element by value and returns the new one.
+    MapvInPlace,
 }
 
 /// How a modelled release frees.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ReleaseHow {
     Drop,
+    /// `ptr::drop_in_place(p)`: runs the pointee's destructor. Through a pointer or a
+    /// borrowed slice it drops the elements and frees no buffer.
+    DropInPlace,
     Dealloc,
     BoxFromRaw,
     Function,
+}
+
+/// Wrappers whose constructor moves an owner behind a pointer or a guard.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WrapKind {
+    /// `Box::new`, `Arc::new`, `Rc::new`: of a buffer's owner, the same buffer; of
+    /// anything else, a new heap block dropped with the wrapper.
+    Heap,
+    /// `ManuallyDrop::new`: the owner is kept and never dropped by its scope.
+    ManuallyDrop,
+    /// `Pin::new`: the owner, pinned.
+    Pin,
+}
+
+/// `std::alloc::Layout` constructors: how many elements of what size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LayoutCtor {
+    /// `Layout::array::<T>(n)`: `n` elements of `T`.
+    Array,
+    /// `Layout::new::<T>()`: one `T`.
+    One,
+    /// `Layout::from_size_align(bytes, align)`: `bytes` bytes.
+    SizeAlign,
+}
+
+/// Integer methods on sizes and indices (`n.min(k)`, `n.div_ceil(k)`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IntOp {
+    Min,
+    Max,
+    DivCeil,
+    SaturatingSub,
+    /// `saturating_add`, `wrapping_add`, `checked_add`: sizes do not overflow.
+    Add,
+    Pow,
+}
+
+/// What a macro invocation does, for the macros the lowering models.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MacroSem {
+    /// ndarray's `s![..]` slice description.
+    Slice,
+    /// `vec![x; n]` / `vec![a, b]`: a new vector.
+    Vec,
+    /// `azip!` / `par_azip!`: a lock-step loop over arrays, parallel or not.
+    Azip { parallel: bool },
+    /// `panic!`, `unreachable!`, ...: control does not continue.
+    Diverges,
+    /// `assert!`, `debug_assert!`: reads its arguments; the condition holds after it.
+    Assert,
+    /// Formatting and the other assertions: reads its arguments.
+    Reads,
+}
+
+/// Which metadata a call returns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Meta {
+    /// The number of elements (`len`, `numel`).
+    Count,
+    /// The first length of a matrix (`nrows`).
+    Rows,
+    /// The second length of a matrix (`ncols`).
+    Cols,
+    /// Every length, as a tuple (`shape`, `size`, `raw_dim`).
+    Shape,
+    /// Every length, and the length itself for one dimension (ndarray's `dim`).
+    Dim,
+    /// Something else (`is_empty`, `ndim`, `strides`).
+    Other,
+}
+
+/// How big a value of a library type is, for struct layouts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TypeSize {
+    Bytes(u64),
+    /// As big as its type argument (`ManuallyDrop<T>`, `UnsafeCell<T>`).
+    OfArg,
+    /// Its type argument rounded up to this many bytes (`CachePadded<T>`).
+    PaddedArg(u64),
 }
 
 /// What a modelled API does.
@@ -195,8 +237,12 @@ pub enum Sem {
     WriteArg(usize),
     /// Releases argument `n`.
     Release(ReleaseHow, usize),
-    /// `Box::leak`, `mem::forget`, `into_raw`, `ManuallyDrop::new`.
-    Leak(usize),
+    /// Gives up the owner in argument `n` without releasing it.
+    Leak(LeakKind, usize),
+    /// Moves an owner into a wrapper (`Box::new(v)`, `ManuallyDrop::new(v)`).
+    Wrap(WrapKind),
+    /// Builds a `Layout` whose size `alloc` then allocates.
+    Layout(LayoutCtor),
     /// `Vec::push(x)`, `insert`: the argument is stored into the receiver.
     StoreArg(usize),
     Par(ParKind),
@@ -214,75 +260,121 @@ pub enum Sem {
     RequiresGrad,
     /// `tch::no_grad(|| ..)`: runs the closure with autograd off.
     NoGrad,
-    /// Reads the receiver and returns a scalar or new value (`sum`, `len`, `dot`).
+    /// Reads the receiver and returns a scalar or new value (`sum`, `dot`).
     Read,
+    /// Reads the receiver's metadata, not its elements (`len`, `shape`, `dim`), known
+    /// from its geometry.
+    Metadata(Meta),
+    /// `clone()`: of an owner, new memory of the same shape; of a view or a shared
+    /// handle (`Arc`, `Rc`), the same memory.
+    Clone,
+    /// The result is the receiver (or the first argument of a path call) as far as
+    /// memory is concerned (`unwrap`, `into_iter`, `Axis(k)`).
+    Transparent,
+    /// `p.is_null()`: which branch the pointer is null on.
+    NullTest,
+    /// `(n, m).strides((s0, s1))`, `.f()`: a shape with strides for `from_shape_ptr`.
+    ShapeStrides,
 }
 
-/// Looks up the model of `method` called on a receiver of class `recv`.
-pub fn method_sem(models: &[ApiModel], recv: TyClass, method: &str) -> Option<Sem> {
-    for m in models.iter().rev() {
-        if m.method.as_deref() == Some(method) && m.validate().is_ok() {
+/// The model table one analysis consults: the rows the user configured, then the
+/// built-in rows.
+#[derive(Clone, Debug, Default)]
+pub struct Models {
+    /// Valid user rows, last written first (a later row overrides an earlier one).
+    user: Vec<ApiModel>,
+}
+
+impl Models {
+    /// The built-in rows with `user`'s rows before them; invalid user rows (which the
+    /// configuration reports) are left out.
+    pub fn new(user: &[ApiModel]) -> Models {
+        Models {
+            user: user
+                .iter()
+                .rev()
+                .filter(|m| m.validate().is_ok())
+                .cloned()
+                .collect(),
+        }
+    }
+
+    /// Whether the user configured any rows.
+    pub fn has_user_rows(&self) -> bool {
+        !self.user.is_empty()
+    }
+
+    /// The model of `method` called on a receiver of class `recv`.
+    pub fn method(&self, recv: TyClass, method: &str) -> Option<Sem> {
+        if let Some(m) = self
+            .user
+            .iter()
+            .find(|m| m.method.as_deref() == Some(method))
+        {
             return Some(m.sem());
         }
-    }
-    if recv == TyClass::Tensor {
-        if let Some(sem) = table::lookup(table::TCH_METHODS, method)
-            .or_else(|| table::lookup(table::TENSOR_ONLY_METHODS, method))
-        {
-            return Some(sem);
-        }
-        // tch naming: a trailing `_` means in place, returning an alias of the receiver.
-        if method.ends_with('_') && method.len() > 1 {
-            return Some(Sem::InPlace(0));
-        }
-    }
-    if let Some(sem) = table::lookup(table::METHODS, method) {
-        return Some(sem);
-    }
-    if recv == TyClass::Unknown {
-        if let Some(sem) = table::lookup(table::TCH_METHODS, method) {
-            return Some(sem);
-        }
-        if method.ends_with('_') && method.len() > 1 && !method.starts_with('_') {
-            return Some(Sem::InPlace(0));
-        }
-    }
-    None
-}
-
-/// Whether `method_sem` calls `method` in place only because of tch's trailing `_`
-/// naming rule: a crate-local method of that name then says better what it does.
-pub fn in_place_by_naming_only(models: &[ApiModel], method: &str) -> bool {
-    method.ends_with('_')
-        && !models.iter().any(|m| m.method.as_deref() == Some(method))
-        && [
-            table::TCH_METHODS,
-            table::TENSOR_ONLY_METHODS,
-            table::METHODS,
-        ]
-        .iter()
-        .all(|t| table::lookup(t, method).is_none())
-}
-
-/// Looks up the model of a path call (`Array2::zeros`, `std::alloc::alloc`), matching
-/// the trailing segments of `path`.
-pub fn path_sem(models: &[ApiModel], path: &[String]) -> Option<Sem> {
-    for m in models.iter().rev() {
-        if let Some(p) = &m.path {
-            let want: Vec<&str> = p.split("::").collect();
-            if m.validate().is_ok() && ends_with(path, &want) {
-                return Some(m.sem());
+        if recv == TyClass::Tensor {
+            if let Some(sem) = table::lookup(table::TCH_METHODS, method)
+                .or_else(|| table::lookup(table::TENSOR_ONLY_METHODS, method))
+            {
+                return Some(sem);
+            }
+            // tch naming: a trailing `_` means in place, returning an alias of the receiver.
+            if method.ends_with('_') && method.len() > 1 {
+                return Some(Sem::InPlace(0));
             }
         }
+        if let Some(sem) = table::lookup(table::METHODS, method) {
+            return Some(sem);
+        }
+        if recv == TyClass::Unknown {
+            if let Some(sem) = table::lookup(table::TCH_METHODS, method) {
+                return Some(sem);
+            }
+            if method.ends_with('_') && method.len() > 1 && !method.starts_with('_') {
+                return Some(Sem::InPlace(0));
+            }
+        }
+        None
     }
-    table::PATHS
-        .iter()
-        .filter(|(suffix, _)| {
-            let want: Vec<&str> = suffix.split("::").collect();
-            ends_with(path, &want)
-        })
-        .max_by_key(|(suffix, _)| suffix.matches("::").count())
-        .map(|(_, sem)| *sem)
+
+    /// Whether [`Models::method`] calls `method` in place only because of tch's trailing
+    /// `_` naming rule: a crate-local method of that name then says better what it does.
+    pub fn in_place_by_naming_only(&self, method: &str) -> bool {
+        method.ends_with('_')
+            && !self
+                .user
+                .iter()
+                .any(|m| m.method.as_deref() == Some(method))
+            && [
+                table::TCH_METHODS,
+                table::TENSOR_ONLY_METHODS,
+                table::METHODS,
+            ]
+            .iter()
+            .all(|t| table::lookup(t, method).is_none())
+    }
+
+    /// The model of a path call (`Array2::zeros`, `std::alloc::alloc`), matching the
+    /// trailing segments of `path`.
+    pub fn path(&self, path: &[String]) -> Option<Sem> {
+        let user = self.user.iter().find(|m| {
+            m.path
+                .as_deref()
+                .is_some_and(|p| ends_with(path, &p.split("::").collect::<Vec<_>>()))
+        });
+        if let Some(m) = user {
+            return Some(m.sem());
+        }
+        table::PATHS
+            .iter()
+            .filter(|(suffix, _)| {
+                let want: Vec<&str> = suffix.split("::").collect();
+                ends_with(path, &want)
+            })
+            .max_by_key(|(suffix, _)| suffix.matches("::").count())
+            .map(|(_, sem)| *sem)
+    }
 }
 
 fn ends_with(path: &[String], want: &[&str]) -> bool {
@@ -291,6 +383,10 @@ fn ends_with(path: &[String], want: &[&str]) -> bool {
             .iter()
             .zip(want)
             .all(|(a, b)| a == b)
+}
+
+fn any_matches(names: &[Name], name: &str) -> bool {
+    names.iter().any(|n| n.matches(name))
 }
 
 /// The symbol the lowering gives the result of a thread-count call
@@ -312,10 +408,7 @@ pub fn is_thread_count_call(name: &str) -> bool {
 /// The in-place form of an out-of-place op or operator (`mapv` -> `mapv_into`,
 /// `-` -> `-=`), when there is one.
 pub fn inplace_form(op: &str) -> Option<&'static str> {
-    table::INPLACE_FORMS
-        .iter()
-        .find(|(n, _)| *n == op)
-        .map(|(_, f)| *f)
+    table::lookup(table::INPLACE_FORMS, op)
 }
 
 /// Whether autograd saves the output of tensor op `op` for its backward pass.
@@ -325,10 +418,102 @@ pub fn saves_output(op: &str) -> bool {
 
 /// Class of a type name seen in a path (`Array2` in `Array2::zeros`).
 pub fn class_of_type_name(name: &str) -> TyClass {
-    table::TYPE_CLASSES
-        .iter()
-        .find(|(n, _)| *n == name)
-        .map_or(TyClass::Unknown, |(_, c)| *c)
+    table::lookup(table::TYPE_CLASSES, name).unwrap_or(TyClass::Unknown)
+}
+
+/// Class of what a bare constructor of crate `name` returns (`ndarray::zeros`).
+pub fn class_of_crate(name: &str) -> TyClass {
+    table::lookup(table::CRATE_CLASSES, name).unwrap_or(TyClass::Unknown)
+}
+
+/// The integer method of sizes and indices named `name`, if it is one.
+pub fn int_method(name: &str) -> Option<IntOp> {
+    table::lookup(table::INT_METHODS, name)
+}
+
+/// Whether a method named `name` takes its receiver by value (`into_*`, `leak`), so an
+/// owner it is called on is moved.
+pub fn consumes_receiver(name: &str) -> bool {
+    any_matches(table::CONSUMING_METHODS, name)
+}
+
+/// What the macro named `name` does, when the lowering models it.
+pub fn macro_sem(name: &str) -> Option<MacroSem> {
+    table::lookup(table::MACROS, name)
+}
+
+/// Whether a zero-argument function named `name` returns a null pointer
+/// (`ptr::null_mut()`).
+pub fn is_null_pointer_fn(name: &str) -> bool {
+    table::NULL_POINTER_FNS.contains(&name)
+}
+
+/// Whether values of type `name` synchronise their own accesses (atomics, locks).
+pub fn is_synchronised_type(name: &str) -> bool {
+    any_matches(table::SYNCHRONISED_TYPES, name)
+}
+
+/// Whether `method` is an atomic read-modify-write, load or store: synchronised, never
+/// a race.
+pub fn is_atomic_method(method: &str) -> bool {
+    any_matches(table::ATOMIC_METHODS, method)
+}
+
+/// Bytes of a scalar type (primitive numbers and their atomics).
+pub fn scalar_bytes(name: &str) -> Option<u32> {
+    table::lookup(table::SCALAR_BYTES, name)
+}
+
+/// Whether `name` is a plain number type (not an atomic).
+pub fn is_number_type(name: &str) -> bool {
+    scalar_bytes(name).is_some() && !is_synchronised_type(name)
+}
+
+/// Whether a cast to type `name` keeps no address: floats, `bool` and integers narrower
+/// than a pointer.
+pub fn cast_drops_provenance(name: &str) -> bool {
+    table::ADDRESSLESS_CASTS.contains(&name)
+}
+
+/// Whether a generic type named `name` holds elements of its first type argument
+/// (`Vec<T>`, `Box<T>`, `NonNull<T>`).
+pub fn is_element_container(name: &str) -> bool {
+    table::ELEMENT_CONTAINERS.contains(&name)
+}
+
+/// Number of dimensions a buffer type named `name` has, when the name says it
+/// (`Vec` → 1, `ArrayView2` → 2).
+pub fn rank_of_type_name(name: &str) -> Option<usize> {
+    if table::RANK_ONE_CONTAINERS.contains(&name) {
+        return Some(1);
+    }
+    if !any_matches(table::RANK_SUFFIXED_TYPES, name) {
+        return None;
+    }
+    let digits = name.trim_start_matches(|c: char| !c.is_ascii_digit());
+    if digits.is_empty() {
+        return None;
+    }
+    digits.parse().ok()
+}
+
+/// How big a value of library type `name` is, when it is a modelled one.
+pub fn type_size(name: &str) -> Option<TypeSize> {
+    if let Some(b) = scalar_bytes(name) {
+        return Some(TypeSize::Bytes(u64::from(b)));
+    }
+    table::lookup(table::TYPE_SIZES, name)
+}
+
+/// Whether `name` is an enum variant that wraps its payload without moving its memory
+/// (`Some(x)`, `Ok(x)`).
+pub fn is_wrapper_variant(name: &str) -> bool {
+    table::WRAPPER_VARIANTS.contains(&name)
+}
+
+/// Whether elements of type `name` are padded to a whole cache line.
+pub fn is_padded_type(name: &str) -> bool {
+    table::PADDED_TYPES.contains(&name)
 }
 
 #[cfg(test)]
@@ -346,44 +531,59 @@ mod tests {
 
     #[test]
     fn trailing_underscore_on_a_tensor_is_in_place() {
+        let models = Models::default();
         assert_eq!(
-            method_sem(&[], TyClass::Tensor, "relu_"),
+            models.method(TyClass::Tensor, "relu_"),
             Some(Sem::InPlace(0))
         );
         assert_eq!(
-            method_sem(&[], TyClass::Tensor, "relu"),
+            models.method(TyClass::Tensor, "relu"),
             Some(Sem::Alloc(Ctor::Like(0)))
         );
     }
 
     #[test]
     fn path_models_match_the_longest_suffix() {
+        let models = Models::default();
         let p = |s: &str| s.split("::").map(String::from).collect::<Vec<_>>();
         assert_eq!(
-            path_sem(&[], &p("std::alloc::dealloc")),
+            models.path(&p("std::alloc::dealloc")),
             Some(Sem::Release(ReleaseHow::Dealloc, 0))
         );
         assert_eq!(
-            path_sem(&[], &p("ndarray::Array2::zeros")),
+            models.path(&p("ndarray::Array2::zeros")),
             Some(Sem::Alloc(Ctor::Shape(0)))
         );
         assert_eq!(
-            path_sem(&[], &p("Box::from_raw")),
+            models.path(&p("Box::from_raw")),
             Some(Sem::Release(ReleaseHow::BoxFromRaw, 0))
         );
-        assert_eq!(path_sem(&[], &p("frobnicate")), None);
+        assert_eq!(models.path(&p("frobnicate")), None);
     }
 
     #[test]
-    fn user_models_override_builtins_and_deserialize_from_toml_shape() {
-        let m: ApiModel = serde_json::from_str(r#"{"method":"checkin","effect":"free","arg":1}"#)
-            .expect("valid model");
+    fn user_rows_override_the_builtin_ones_and_later_rows_earlier_ones() {
+        let row = |arg| ApiModel {
+            path: None,
+            method: Some("checkin".into()),
+            effect: Effect::Free,
+            arg: Some(arg),
+        };
+        let models = Models::new(&[row(1), row(2)]);
         assert_eq!(
-            method_sem(&[m], TyClass::Unknown, "checkin"),
-            Some(Sem::Release(ReleaseHow::Function, 1))
+            models.method(TyClass::Unknown, "checkin"),
+            Some(Sem::Release(ReleaseHow::Function, 2))
         );
-        let bad = serde_json::from_str::<ApiModel>(r#"{"method":"x","effect":"free","bogus":1}"#);
-        assert!(bad.is_err());
+        let fill = ApiModel {
+            path: None,
+            method: Some("fill".into()),
+            effect: Effect::Read,
+            arg: Some(0),
+        };
+        assert_eq!(
+            Models::new(&[fill]).method(TyClass::Array, "fill"),
+            Some(Sem::ReadArg(0))
+        );
     }
 
     #[test]
@@ -395,6 +595,17 @@ mod tests {
             arg: None,
         };
         assert!(m.validate().is_err());
-        assert_eq!(path_sem(&[m], &["a".into(), "free".into()]), None);
+        assert_eq!(Models::new(&[m]).path(&["a".into(), "free".into()]), None);
+    }
+
+    #[test]
+    fn type_names_say_their_rank_and_size() {
+        assert_eq!(rank_of_type_name("ArrayView2"), Some(2));
+        assert_eq!(rank_of_type_name("RawArrayViewMut3"), Some(3));
+        assert_eq!(rank_of_type_name("Vec"), Some(1));
+        assert_eq!(rank_of_type_name("ArcArray2"), None);
+        assert_eq!(type_size("AtomicU64"), Some(TypeSize::Bytes(8)));
+        assert!(is_synchronised_type("AtomicU64") && !is_number_type("AtomicU64"));
+        assert!(is_number_type("f32"));
     }
 }

@@ -1,8 +1,37 @@
 //! The built-in model tables: method names and path suffixes of ndarray, std, alloc,
-//! rayon, crossbeam, threads and PyTorch-style tensors, each mapped to its [`Sem`].
+//! rayon, crossbeam, threads and PyTorch-style tensors, each mapped to its [`Sem`], and
+//! the names of library types, macros and methods that are not memory effects.
+//!
+//! Adding a library is adding rows here; a user's `[[models]]` in `tensor-lint.toml`
+//! become rows of the same table ([`super::Models`]).
 
-use super::{Ctor, ParKind, ReleaseHow, Sem, ViewKind};
+use super::{
+    Adapter, Ctor, ForEach, IntOp, LayoutCtor, LeakKind, MacroSem, Meta, ParKind, ReleaseHow, Sem,
+    TypeSize, ViewKind, WrapKind,
+};
 use crate::ir::TyClass;
+
+/// A name in a table: written out, or a prefix shared by a family (`fetch_*`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Name {
+    Exact(&'static str),
+    Prefix(&'static str),
+}
+
+impl Name {
+    pub fn matches(self, name: &str) -> bool {
+        match self {
+            Name::Exact(n) => n == name,
+            Name::Prefix(p) => name.starts_with(p),
+        }
+    }
+
+    fn text(self) -> &'static str {
+        match self {
+            Name::Exact(n) | Name::Prefix(n) => n,
+        }
+    }
+}
 
 /// Methods of ndarray arrays, std slices and vectors, raw pointers and rayon iterators.
 pub const METHODS: &[(&str, Sem)] = &[
@@ -11,8 +40,8 @@ pub const METHODS: &[(&str, Sem)] = &[
     ("to_vec", Sem::Alloc(Ctor::Like(0))),
     ("into_owned", Sem::Alloc(Ctor::Like(0))),
     ("mapv", Sem::Alloc(Ctor::Like(0))),
-    ("map", Sem::Par(ParKind::Adapter)),
-    ("clone", Sem::Alloc(Ctor::Like(0))),
+    ("map", Sem::Par(ParKind::Adapter(Adapter::Map))),
+    ("clone", Sem::Clone),
     // views of the receiver
     ("view", Sem::View(ViewKind::Whole)),
     ("view_mut", Sem::View(ViewKind::Whole)),
@@ -124,9 +153,9 @@ pub const METHODS: &[(&str, Sem)] = &[
     ("insert", Sem::StoreArg(2)),
     ("extend_from_slice", Sem::InPlace(0)),
     // ownership
-    ("into_raw", Sem::Leak(0)),
-    ("into_raw_parts", Sem::Leak(0)),
-    ("leak", Sem::Leak(0)),
+    ("into_raw", Sem::Leak(LeakKind::IntoRaw, 0)),
+    ("into_raw_parts", Sem::Leak(LeakKind::IntoRaw, 0)),
+    ("leak", Sem::Leak(LeakKind::Leak, 0)),
     ("into_boxed_slice", Sem::View(ViewKind::Whole)),
     // parallel iteration
     ("par_iter", Sem::Par(ParKind::Elements)),
@@ -138,44 +167,67 @@ pub const METHODS: &[(&str, Sem)] = &[
     ("par_chunks_exact", Sem::Par(ParKind::Chunks)),
     ("par_chunks_exact_mut", Sem::Par(ParKind::Chunks)),
     ("par_rchunks_mut", Sem::Par(ParKind::Chunks)),
-    ("enumerate", Sem::Par(ParKind::Adapter)),
-    ("zip", Sem::Par(ParKind::Adapter)),
-    ("with_min_len", Sem::Par(ParKind::Adapter)),
-    ("with_max_len", Sem::Par(ParKind::Adapter)),
-    ("step_by", Sem::Par(ParKind::Adapter)),
-    ("filter", Sem::Par(ParKind::Adapter)),
-    ("rev", Sem::Par(ParKind::Adapter)),
-    ("take", Sem::Par(ParKind::Adapter)),
-    ("skip", Sem::Par(ParKind::Adapter)),
+    ("enumerate", Sem::Par(ParKind::Adapter(Adapter::Enumerate))),
+    ("zip", Sem::Par(ParKind::Adapter(Adapter::Zip))),
+    ("with_min_len", Sem::Par(ParKind::Adapter(Adapter::Keep))),
+    ("with_max_len", Sem::Par(ParKind::Adapter(Adapter::Keep))),
+    ("step_by", Sem::Par(ParKind::Adapter(Adapter::Keep))),
+    ("filter", Sem::Par(ParKind::Adapter(Adapter::Keep))),
+    ("rev", Sem::Par(ParKind::Adapter(Adapter::Keep))),
+    ("take", Sem::Par(ParKind::Adapter(Adapter::Keep))),
+    ("skip", Sem::Par(ParKind::Adapter(Adapter::Keep))),
     ("for_each", Sem::Par(ParKind::Consume)),
     ("for_each_with", Sem::Par(ParKind::Consume)),
     ("for_each_init", Sem::Par(ParKind::Consume)),
     ("try_for_each", Sem::Par(ParKind::Consume)),
-    ("par_for_each", Sem::Par(ParKind::ArrayForEach)),
-    ("par_map_inplace", Sem::Par(ParKind::ArrayForEach)),
-    ("par_mapv_inplace", Sem::Par(ParKind::ArrayForEach)),
-    ("par_apply", Sem::Par(ParKind::ArrayForEach)),
+    (
+        "par_for_each",
+        Sem::Par(ParKind::ArrayForEach(ForEach::Items)),
+    ),
+    (
+        "par_map_inplace",
+        Sem::Par(ParKind::ArrayForEach(ForEach::MapInPlace)),
+    ),
+    (
+        "par_mapv_inplace",
+        Sem::Par(ParKind::ArrayForEach(ForEach::MapvInPlace)),
+    ),
+    ("par_apply", Sem::Par(ParKind::ArrayForEach(ForEach::Items))),
     ("and", Sem::ZipFrom),
     ("spawn", Sem::Spawn),
     // reads that return something new or a scalar
     ("sum", Sem::Read),
     ("mean", Sem::Read),
     ("dot", Sem::Read),
-    ("len", Sem::Read),
-    ("nrows", Sem::Read),
-    ("ncols", Sem::Read),
-    ("is_empty", Sem::Read),
-    ("shape", Sem::Read),
-    ("dim", Sem::Read),
-    ("strides", Sem::Read),
-    ("raw_dim", Sem::Read),
-    ("ndim", Sem::Read),
+    ("len", Sem::Metadata(Meta::Count)),
+    ("nrows", Sem::Metadata(Meta::Rows)),
+    ("ncols", Sem::Metadata(Meta::Cols)),
+    ("is_empty", Sem::Metadata(Meta::Other)),
+    ("shape", Sem::Metadata(Meta::Shape)),
+    ("dim", Sem::Metadata(Meta::Dim)),
+    ("raw_dim", Sem::Metadata(Meta::Shape)),
+    ("ndim", Sem::Metadata(Meta::Other)),
     ("load", Sem::Read),
     ("get", Sem::Read),
     ("first", Sem::Read),
     ("last", Sem::Read),
     ("fold", Sem::Read),
     ("contains", Sem::Read),
+    // shapes for `from_shape_ptr`
+    ("strides", Sem::ShapeStrides),
+    ("f", Sem::ShapeStrides),
+    // results that are the receiver as far as memory is concerned
+    ("unwrap", Sem::Transparent),
+    ("expect", Sem::Transparent),
+    ("unwrap_unchecked", Sem::Transparent),
+    ("into_iter", Sem::Transparent),
+    ("copied", Sem::Transparent),
+    ("cloned", Sem::Transparent),
+    ("by_ref", Sem::Transparent),
+    ("as_deref", Sem::Transparent),
+    ("as_deref_mut", Sem::Transparent),
+    // raw pointers tested for null
+    ("is_null", Sem::NullTest),
 ];
 
 /// Methods of PyTorch-style tensors (tch naming), consulted first for `Tensor`s.
@@ -214,8 +266,8 @@ pub const TCH_METHODS: &[(&str, Sem)] = &[
     ("fill_", Sem::Overwrite(0)),
     ("zero_", Sem::Overwrite(0)),
     ("backward", Sem::Read),
-    ("size", Sem::Read),
-    ("numel", Sem::Read),
+    ("size", Sem::Metadata(Meta::Shape)),
+    ("numel", Sem::Metadata(Meta::Count)),
     ("double_value", Sem::Read),
     ("int64_value", Sem::Read),
     ("relu", Sem::Alloc(Ctor::Like(0))),
@@ -338,9 +390,10 @@ pub const PATHS: &[(&str, Sem)] = &[
     ("arr3", Sem::Alloc(Ctor::Unknown)),
     ("Vec::new", Sem::Alloc(Ctor::Unknown)),
     ("Vec::with_capacity", Sem::Alloc(Ctor::Len(0))),
-    ("Box::new", Sem::Alloc(Ctor::Unknown)),
-    ("Arc::new", Sem::Alloc(Ctor::Unknown)),
-    ("Rc::new", Sem::Alloc(Ctor::Unknown)),
+    ("Box::new", Sem::Wrap(WrapKind::Heap)),
+    ("Arc::new", Sem::Wrap(WrapKind::Heap)),
+    ("Rc::new", Sem::Wrap(WrapKind::Heap)),
+    ("Pin::new", Sem::Wrap(WrapKind::Pin)),
     ("Tensor::zeros", Sem::Alloc(Ctor::Shape(0))),
     ("Tensor::ones", Sem::Alloc(Ctor::Shape(0))),
     ("Tensor::empty", Sem::Alloc(Ctor::Shape(0))),
@@ -366,19 +419,22 @@ pub const PATHS: &[(&str, Sem)] = &[
         "Vec::from_raw_parts",
         Sem::Release(ReleaseHow::BoxFromRaw, 0),
     ),
-    ("Box::leak", Sem::Leak(0)),
-    ("Box::into_raw", Sem::Leak(0)),
-    ("Vec::leak", Sem::Leak(0)),
-    ("mem::forget", Sem::Leak(0)),
-    ("forget", Sem::Leak(0)),
-    ("ManuallyDrop::new", Sem::Leak(0)),
+    ("Box::leak", Sem::Leak(LeakKind::Leak, 0)),
+    ("Box::into_raw", Sem::Leak(LeakKind::IntoRaw, 0)),
+    ("Vec::leak", Sem::Leak(LeakKind::Leak, 0)),
+    ("mem::forget", Sem::Leak(LeakKind::Forget, 0)),
+    ("forget", Sem::Leak(LeakKind::Forget, 0)),
+    ("ManuallyDrop::new", Sem::Wrap(WrapKind::ManuallyDrop)),
     ("drop", Sem::Release(ReleaseHow::Drop, 0)),
     ("mem::drop", Sem::Release(ReleaseHow::Drop, 0)),
     ("ManuallyDrop::drop", Sem::Release(ReleaseHow::Drop, 0)),
-    ("ptr::drop_in_place", Sem::Release(ReleaseHow::Drop, 0)),
+    (
+        "ptr::drop_in_place",
+        Sem::Release(ReleaseHow::DropInPlace, 0),
+    ),
     ("Arc::clone", Sem::Share),
     ("Rc::clone", Sem::Share),
-    ("Clone::clone", Sem::Alloc(Ctor::Like(0))),
+    ("Clone::clone", Sem::Clone),
     ("from_raw_parts", Sem::FromRawParts),
     ("from_raw_parts_mut", Sem::FromRawParts),
     ("from_shape_ptr", Sem::FromShapePtr),
@@ -403,6 +459,17 @@ pub const PATHS: &[(&str, Sem)] = &[
     ("Zip::indexed", Sem::ZipFrom),
     ("no_grad", Sem::NoGrad),
     ("tch::no_grad", Sem::NoGrad),
+    ("Layout::array", Sem::Layout(LayoutCtor::Array)),
+    ("Layout::new", Sem::Layout(LayoutCtor::One)),
+    (
+        "Layout::from_size_align",
+        Sem::Layout(LayoutCtor::SizeAlign),
+    ),
+    (
+        "Layout::from_size_align_unchecked",
+        Sem::Layout(LayoutCtor::SizeAlign),
+    ),
+    ("Axis", Sem::Transparent),
 ];
 
 /// Type names whose class is known without a type checker.
@@ -446,8 +513,197 @@ pub const TYPE_CLASSES: &[(&str, TyClass)] = &[
     ("CachePadded", TyClass::Unknown),
 ];
 
-/// Finds `name` in a method table.
-pub fn lookup(table: &[(&str, Sem)], name: &str) -> Option<Sem> {
+/// What a bare constructor of a crate returns (`ndarray::zeros`).
+pub const CRATE_CLASSES: &[(&str, TyClass)] = &[("ndarray", TyClass::Array)];
+
+/// Integer methods of sizes and indices.
+pub const INT_METHODS: &[(&str, IntOp)] = &[
+    ("min", IntOp::Min),
+    ("max", IntOp::Max),
+    ("div_ceil", IntOp::DivCeil),
+    ("saturating_sub", IntOp::SaturatingSub),
+    ("saturating_add", IntOp::Add),
+    ("wrapping_add", IntOp::Add),
+    ("checked_add", IntOp::Add),
+    ("pow", IntOp::Pow),
+];
+
+/// Methods that take their receiver by value (the API guidelines' `into_*`).
+pub const CONSUMING_METHODS: &[Name] = &[Name::Prefix("into_"), Name::Exact("leak")];
+
+/// Macros with a model.
+pub const MACROS: &[(&str, MacroSem)] = &[
+    ("s", MacroSem::Slice),
+    ("vec", MacroSem::Vec),
+    ("par_azip", MacroSem::Azip { parallel: true }),
+    ("azip", MacroSem::Azip { parallel: false }),
+    ("panic", MacroSem::Diverges),
+    ("unreachable", MacroSem::Diverges),
+    ("todo", MacroSem::Diverges),
+    ("unimplemented", MacroSem::Diverges),
+    ("assert", MacroSem::Assert),
+    ("debug_assert", MacroSem::Assert),
+    ("assert_eq", MacroSem::Reads),
+    ("assert_ne", MacroSem::Reads),
+    ("debug_assert_eq", MacroSem::Reads),
+    ("debug_assert_ne", MacroSem::Reads),
+    ("println", MacroSem::Reads),
+    ("print", MacroSem::Reads),
+    ("eprintln", MacroSem::Reads),
+    ("eprint", MacroSem::Reads),
+    ("format", MacroSem::Reads),
+    ("write", MacroSem::Reads),
+    ("writeln", MacroSem::Reads),
+    ("dbg", MacroSem::Reads),
+    ("matches", MacroSem::Reads),
+    ("black_box", MacroSem::Reads),
+];
+
+/// The word of ndarray's `s![]` grammar for a new axis of length 1.
+pub const NEW_AXIS: &str = "NewAxis";
+
+/// The word of `azip!` / `par_azip!` that binds the index of the iteration.
+pub const AZIP_INDEX: &str = "index";
+
+/// Functions that return a null pointer.
+pub const NULL_POINTER_FNS: &[&str] = &["null", "null_mut"];
+
+/// Types whose values synchronise their own accesses.
+pub const SYNCHRONISED_TYPES: &[Name] = &[
+    Name::Prefix("Atomic"),
+    Name::Exact("Mutex"),
+    Name::Exact("RwLock"),
+    Name::Exact("OnceLock"),
+    Name::Exact("OnceCell"),
+];
+
+/// Atomic loads, stores and read-modify-writes.
+pub const ATOMIC_METHODS: &[Name] = &[
+    Name::Prefix("fetch_"),
+    Name::Prefix("compare_exchange"),
+    Name::Exact("store"),
+    Name::Exact("swap"),
+    Name::Exact("load"),
+    Name::Exact("fetch_update"),
+];
+
+/// Bytes of the primitive scalar types and their atomics.
+pub const SCALAR_BYTES: &[(&str, u32)] = &[
+    ("u8", 1),
+    ("i8", 1),
+    ("bool", 1),
+    ("AtomicU8", 1),
+    ("AtomicI8", 1),
+    ("AtomicBool", 1),
+    ("u16", 2),
+    ("i16", 2),
+    ("f16", 2),
+    ("bf16", 2),
+    ("AtomicU16", 2),
+    ("u32", 4),
+    ("i32", 4),
+    ("f32", 4),
+    ("char", 4),
+    ("AtomicU32", 4),
+    ("AtomicI32", 4),
+    ("u64", 8),
+    ("i64", 8),
+    ("f64", 8),
+    ("usize", 8),
+    ("isize", 8),
+    ("AtomicU64", 8),
+    ("AtomicI64", 8),
+    ("AtomicUsize", 8),
+    ("AtomicIsize", 8),
+    ("u128", 16),
+    ("i128", 16),
+];
+
+/// Cast targets that keep no address: floats, `bool` and integers narrower than a
+/// pointer.
+pub const ADDRESSLESS_CASTS: &[&str] =
+    &["f32", "f64", "bool", "i8", "i16", "i32", "u8", "u16", "u32"];
+
+/// Generic types whose first type argument is the type of their elements.
+pub const ELEMENT_CONTAINERS: &[&str] = &["Vec", "VecDeque", "Box", "Rc", "Arc", "NonNull"];
+
+/// Containers that are one-dimensional buffers.
+pub const RANK_ONE_CONTAINERS: &[&str] = &["Vec", "Box"];
+
+/// Array types whose name ends with their number of dimensions (`ArrayView2`).
+pub const RANK_SUFFIXED_TYPES: &[Name] = &[Name::Prefix("Arr"), Name::Prefix("RawArr")];
+
+/// Sizes of library types on a 64-bit target.
+pub const TYPE_SIZES: &[(&str, TypeSize)] = &[
+    ("Vec", TypeSize::Bytes(24)),
+    ("String", TypeSize::Bytes(24)),
+    ("VecDeque", TypeSize::Bytes(24)),
+    ("Box", TypeSize::Bytes(8)),
+    ("Arc", TypeSize::Bytes(8)),
+    ("Rc", TypeSize::Bytes(8)),
+    ("NonNull", TypeSize::Bytes(8)),
+    ("AtomicPtr", TypeSize::Bytes(8)),
+    // crossbeam pads to 128 bytes on x86_64 and aarch64.
+    ("CachePadded", TypeSize::PaddedArg(128)),
+    ("ManuallyDrop", TypeSize::OfArg),
+    ("UnsafeCell", TypeSize::OfArg),
+    ("Cell", TypeSize::OfArg),
+    ("Wrapping", TypeSize::OfArg),
+];
+
+/// Element types padded to a whole cache line.
+pub const PADDED_TYPES: &[&str] = &["CachePadded"];
+
+/// Enum variants that wrap their payload (`Some(x)`): a pattern on them binds the
+/// scrutinee's own memory.
+pub const WRAPPER_VARIANTS: &[&str] = &["Some", "Ok", "Err"];
+
+/// Every name in every table, for the test that the lowering tests no name the tables
+/// do not own.
+pub fn every_name() -> Vec<&'static str> {
+    let mut names: Vec<&'static str> = Vec::new();
+    for t in [METHODS, TCH_METHODS, TENSOR_ONLY_METHODS, PATHS] {
+        for (n, _) in t {
+            names.extend(n.split("::"));
+        }
+    }
+    names.extend(INPLACE_FORMS.iter().flat_map(|(a, b)| [*a, *b]));
+    names.extend([NEW_AXIS, AZIP_INDEX]);
+    names.extend(SAVES_OUTPUT);
+    names.extend(TYPE_CLASSES.iter().map(|(n, _)| *n));
+    names.extend(CRATE_CLASSES.iter().map(|(n, _)| *n));
+    names.extend(INT_METHODS.iter().map(|(n, _)| *n));
+    names.extend(MACROS.iter().map(|(n, _)| *n));
+    names.extend(SCALAR_BYTES.iter().map(|(n, _)| *n));
+    names.extend(TYPE_SIZES.iter().map(|(n, _)| *n));
+    for list in [
+        NULL_POINTER_FNS,
+        ADDRESSLESS_CASTS,
+        ELEMENT_CONTAINERS,
+        RANK_ONE_CONTAINERS,
+        PADDED_TYPES,
+        WRAPPER_VARIANTS,
+    ] {
+        names.extend(list);
+    }
+    for list in [
+        CONSUMING_METHODS,
+        SYNCHRONISED_TYPES,
+        ATOMIC_METHODS,
+        RANK_SUFFIXED_TYPES,
+    ] {
+        names.extend(list.iter().map(|n| n.text()));
+    }
+    for suffix in THREAD_COUNT_CALLS {
+        names.extend(suffix.split("::"));
+    }
+    names.sort_unstable();
+    names.dedup();
+    names
+}
+
+/// Finds `name` in a table.
+pub fn lookup<T: Copy>(table: &[(&str, T)], name: &str) -> Option<T> {
     table.iter().find(|(n, _)| *n == name).map(|(_, s)| *s)
 }
 

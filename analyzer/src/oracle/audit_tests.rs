@@ -1,6 +1,6 @@
 //! Audit of the alias oracle's soundness: every verdict is compared with a brute-force
 //! enumeration over small symbol values, and every witness is checked to really reach
-//! one address (see DESIGN.md and the contract in `mod.rs`).
+//! one address (the contract in `mod.rs`).
 //!
 //! A `NoAlias` contradicted by one allowed assignment in the box, a `MustAlias`
 //! contradicted by one allowed assignment without overlap, or a witness that does not

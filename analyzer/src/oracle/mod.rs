@@ -17,15 +17,16 @@
 mod assume;
 #[cfg(test)]
 mod audit_tests;
+mod collide;
 mod decide;
 mod diophantine;
 mod expr;
-pub mod query;
 mod smt;
 mod stats;
 mod view;
 
 pub use assume::{Assumptions, Cmp, Fact};
+pub use collide::{colliding_pair, Collision};
 pub use decide::{
     internal_overlap, iterations_overlap, iterations_share_cache_line, overlap, same_map,
     share_cache_line, Answer, Verdict, Witness,

@@ -1,5 +1,6 @@
 //! The `cargo tensor-lint alias` front ends over concrete views of one buffer: a readable
-//! explanation of one query, and the streaming JSON-lines protocol of DESIGN.md.
+//! explanation of one query, and the streaming JSON-lines protocol (`alias --jsonl`), one
+//! query object per line in and one answer object per line out.
 //!
 //! A view is `{"offset":INT,"shape":[INT…],"strides":[INT…]}` in elements of one buffer,
 //! or in the compact form `OFFSET:[SHAPE]:[STRIDES]` (`0:[2,3]:[3,1]`) on the command line.
@@ -9,10 +10,9 @@ use std::io::{self, BufRead, Write};
 
 use serde_json::Value;
 
-use super::assume::Assumptions;
-use super::decide::{internal_overlap, overlap, Answer, Verdict};
-use super::smt::solver_timeout_ms;
-use super::view::{RootId, View};
+use tensor_lint_analyzer::oracle::{
+    internal_overlap, overlap, solver_timeout_ms, Answer, Assumptions, RootId, Verdict, View,
+};
 
 /// More dimensions than any tensor has; bounds the work one query line can ask for.
 const MAX_DIMS: usize = 64;

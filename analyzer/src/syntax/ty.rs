@@ -2,7 +2,7 @@
 //! what element size and how many dimensions, without a type checker.
 
 use crate::ir::TyClass;
-use crate::models::class_of_type_name;
+use crate::models::{self, class_of_type_name};
 
 /// The class of a written type.
 pub fn classify_type(ty: &syn::Type) -> TyClass {
@@ -22,7 +22,7 @@ pub fn classify_type(ty: &syn::Type) -> TyClass {
                 return TyClass::Unknown;
             };
             let name = last.ident.to_string();
-            if is_scalar_name(&name) {
+            if models::is_number_type(&name) {
                 return TyClass::Scalar;
             }
             match class_of_type_name(&name) {
@@ -53,7 +53,7 @@ pub fn elem_bytes_of_type(ty: &syn::Type) -> Option<u32> {
         syn::Type::Path(p) => {
             let last = p.path.segments.last()?;
             let name = last.ident.to_string();
-            if let Some(bytes) = scalar_bytes(&name) {
+            if let Some(bytes) = models::scalar_bytes(&name) {
                 return Some(bytes);
             }
             first_type_arg(last).and_then(elem_bytes_of_type)
@@ -74,13 +74,11 @@ pub fn element_type(ty: &syn::Type) -> Option<&syn::Type> {
         syn::Type::Path(p) => {
             let last = p.path.segments.last()?;
             let name = last.ident.to_string();
-            let container = matches!(
-                name.as_str(),
-                "Vec" | "VecDeque" | "Box" | "Rc" | "Arc" | "NonNull"
-            ) || matches!(
-                class_of_type_name(&name),
-                TyClass::Array | TyClass::ArrayView
-            );
+            let container = models::is_element_container(&name)
+                || matches!(
+                    class_of_type_name(&name),
+                    TyClass::Array | TyClass::ArrayView
+                );
             match first_type_arg(last) {
                 Some(arg) if container => element_type(arg),
                 _ => Some(ty),
@@ -97,35 +95,10 @@ pub fn ndim_of_type(ty: &syn::Type) -> Option<usize> {
         syn::Type::Slice(_) | syn::Type::Array(_) | syn::Type::Ptr(_) => Some(1),
         syn::Type::Path(p) => {
             let last = p.path.segments.last()?;
-            let name = last.ident.to_string();
-            if name == "Vec" || name == "Box" {
-                return Some(1);
-            }
-            let digits = name.trim_start_matches(|c: char| !c.is_ascii_digit());
-            if digits.is_empty() || !name.starts_with("Arr") && !name.starts_with("RawArr") {
-                return None;
-            }
-            digits.parse().ok()
+            models::rank_of_type_name(&last.ident.to_string())
         }
         _ => None,
     }
-}
-
-/// Bytes of a scalar type name.
-pub fn scalar_bytes(name: &str) -> Option<u32> {
-    Some(match name {
-        "u8" | "i8" | "bool" | "AtomicU8" | "AtomicI8" | "AtomicBool" => 1,
-        "u16" | "i16" | "f16" | "bf16" | "AtomicU16" => 2,
-        "u32" | "i32" | "f32" | "char" | "AtomicU32" | "AtomicI32" => 4,
-        "u64" | "i64" | "f64" | "usize" | "isize" | "AtomicU64" | "AtomicI64" | "AtomicUsize"
-        | "AtomicIsize" => 8,
-        "u128" | "i128" => 16,
-        _ => return None,
-    })
-}
-
-fn is_scalar_name(name: &str) -> bool {
-    scalar_bytes(name).is_some() && !name.starts_with("Atomic")
 }
 
 fn first_type_arg(seg: &syn::PathSegment) -> Option<&syn::Type> {

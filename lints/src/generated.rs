@@ -1,5 +1,7 @@
-//! The book's lint pages, generated from the registry so that the two cannot disagree
-//! (a test in `lints/tests/book_sync.rs` compares them with `book/src/lints/`).
+//! Files made from the registry, so that no list of lints is kept by hand: the book's
+//! lint pages and its summary entries, the README's table, and the names the annotation
+//! crate accepts. `lints/tests/generated.rs` compares each with the file in the
+//! repository and rewrites it under `TENSOR_LINT_BLESS=1`.
 
 use crate::registry::{lints, Lint, Status};
 
@@ -94,4 +96,43 @@ fn level_text(lint: &Lint) -> String {
     } else {
         lint.default_level.as_str().to_string()
     }
+}
+
+/// The lint entries of `book/src/SUMMARY.md`, under its `Lints` entry.
+pub fn summary_entries() -> String {
+    lints()
+        .iter()
+        .map(|lint| format!("  - [{}](lints/{}.md)\n", lint.name, lint.name))
+        .collect()
+}
+
+/// The table of lints at the top of `README.md`.
+pub fn readme_table() -> String {
+    let mut out = String::from("| lint | finds | default level |\n|---|---|---|\n");
+    for lint in lints() {
+        out.push_str(&format!(
+            "| `{}` | {} | {} |\n",
+            lint.name,
+            lint.summary,
+            level_text(lint)
+        ));
+    }
+    out
+}
+
+/// `macros/src/lint_names.rs`: the annotation crate is what users compile, so it cannot
+/// depend on this crate (which pulls in the analyzer and Z3); it gets the names as a
+/// generated file instead.
+pub fn macros_lint_names() -> String {
+    let mut out = String::from(
+        "//! Generated from the lint registry by `lints/tests/generated.rs`\n\
+         //! (`TENSOR_LINT_BLESS=1 cargo test -p tensor-lint-lints --test generated`); do not edit.\n\n\
+         /// Every lint of tensor-lint, in the registry's order.\n\
+         pub(crate) const LINT_NAMES: &[&str] = &[\n",
+    );
+    for lint in lints() {
+        out.push_str(&format!("    \"{}\",\n", lint.name));
+    }
+    out.push_str("];\n");
+    out
 }

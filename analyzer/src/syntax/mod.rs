@@ -1,4 +1,8 @@
-//! Parsing one file with syn, turning syntax errors into [`SourceError`]s.
+//! Parsing one file with syn, turning syntax errors into [`SourceError`]s, and reading
+//! what written types ([`ty`]) and integer expressions ([`int`]) say.
+
+pub mod int;
+pub mod ty;
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};

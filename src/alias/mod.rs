@@ -1,9 +1,9 @@
 //! `cargo tensor-lint alias`: one overlap decided and explained, or a stream of queries.
 
+mod query;
+
 use std::io::Write;
 use std::process::ExitCode;
-
-use tensor_lint_analyzer::oracle::query;
 
 use crate::error::ToolError;
 

@@ -1,0 +1,467 @@
+//! Parallel regions as facts: the tasks of every `rayon::join`, scope, spawn and
+//! parallel iteration of a function, with the memory each task instance reads and
+//! writes as strided views, and what the alias oracle may assume when two accesses are
+//! compared. Computed once per function; the race and false-sharing lints read it.
+
+use std::collections::BTreeSet;
+
+use super::derivations::{is_unchecked, Derivations};
+use crate::ir::{
+    BodyId, BodyKind, Callee, FnIr, Iteration, Op, ParallelKind, Task, ValueId, ValueKind,
+};
+use crate::models;
+use crate::oracle::{Assumptions, Cmp, Dim, Expr, RootId, View};
+use crate::source::Span;
+
+/// One task of a region with its accesses.
+#[derive(Clone, Debug)]
+pub struct TaskFacts {
+    /// 1-based, as diagnostics number tasks; 0 for the scope body.
+    pub number: usize,
+    pub task: Task,
+    pub accesses: Vec<TaskAccess>,
+}
+
+/// A parallel region of a function with the tasks whose accesses run concurrently.
+#[derive(Clone, Debug)]
+pub struct RegionFacts {
+    pub kind: ParallelKind,
+    /// The region itself is inside a loop: every task runs repeatedly.
+    pub in_loop: bool,
+    pub tasks: Vec<TaskFacts>,
+}
+
+/// The parallel regions of a function, each with the accesses of its concurrent tasks.
+#[derive(Clone, Debug, Default)]
+pub struct ParallelFacts {
+    pub regions: Vec<RegionFacts>,
+}
+
+impl ParallelFacts {
+    /// The regions of `ir`. The closure a `scope` runs is listed with the region's span;
+    /// only what it does once a task has been spawned runs alongside the spawned tasks,
+    /// so its accesses before the first spawn are left out.
+    pub fn compute(ir: &FnIr, derived: &Derivations) -> ParallelFacts {
+        ParallelFacts {
+            regions: regions(ir, derived),
+        }
+    }
+}
+
+fn regions(ir: &FnIr, derived: &Derivations) -> Vec<RegionFacts> {
+    let mut out = Vec::new();
+    for body in &ir.bodies {
+        let base = body.blocks.first().map_or(0, |b| b.loop_depth);
+        for block in &body.blocks {
+            for stmt in &block.stmts {
+                let Op::Parallel(region) = &stmt.op else {
+                    continue;
+                };
+                let mut tasks = Vec::new();
+                let mut spawned = 0;
+                for task in &region.tasks {
+                    if region.kind == ParallelKind::Scope && task.span == stmt.span {
+                        let accesses = after_first_spawn(ir, derived, task);
+                        if !accesses.is_empty() {
+                            tasks.push(TaskFacts {
+                                number: 0,
+                                task: task.clone(),
+                                accesses,
+                            });
+                        }
+                        continue;
+                    }
+                    spawned += 1;
+                    tasks.push(TaskFacts {
+                        number: spawned,
+                        task: task.clone(),
+                        accesses: task_accesses(ir, derived, task),
+                    });
+                }
+                out.push(RegionFacts {
+                    kind: region.kind,
+                    in_loop: block.loop_depth > base,
+                    tasks,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// The accesses of a scope body's own statements that can run after its first spawn:
+/// those reachable from it that come after it in the source. A loop of spawns reaches
+/// its own start again, but the code before the spawn in a later iteration works on
+/// that iteration's part, which an earlier task is not given; leaving it out keeps
+/// "prepare the part, then spawn its task" quiet.
+fn after_first_spawn(ir: &FnIr, derived: &Derivations, scope: &Task) -> Vec<TaskAccess> {
+    let Some(body) = ir.bodies.get(scope.body.0 as usize) else {
+        return Vec::new();
+    };
+    let first = body.blocks.iter().enumerate().find_map(|(b, blk)| {
+        blk.stmts
+            .iter()
+            .position(|s| matches!(s.op, Op::Spawn { .. }))
+            .map(|k| (b, k))
+    });
+    let Some((start, k)) = first else {
+        return Vec::new();
+    };
+    let spawn_end = body.blocks[start].stmts[k].span.range().end;
+    let mut spans: BTreeSet<(usize, usize)> = BTreeSet::new();
+    let mut seen = vec![false; body.blocks.len()];
+    let mut work: Vec<usize> = Vec::new();
+    let mut visit = |b: usize, from: usize, work: &mut Vec<usize>| {
+        let Some(blk) = body.blocks.get(b) else {
+            return;
+        };
+        for s in &blk.stmts[from.min(blk.stmts.len())..] {
+            if s.span.range().start >= spawn_end {
+                spans.insert((s.span.range().start, s.span.range().end));
+            }
+        }
+        work.extend(blk.term.successors().iter().map(|s| s.0 as usize));
+    };
+    visit(start, k + 1, &mut work);
+    while let Some(b) = work.pop() {
+        if seen.get(b).copied().unwrap_or(true) {
+            continue;
+        }
+        seen[b] = true;
+        visit(b, 0, &mut work);
+    }
+    task_accesses(ir, derived, scope)
+        .into_iter()
+        .filter(|a| spans.contains(&(a.span.range().start, a.span.range().end)))
+        .collect()
+}
+
+/// The name a replicated task's second instance is known by in a query.
+pub fn primed(symbol: &str) -> String {
+    format!("{symbol}'")
+}
+
+/// What the oracle may assume for a query about `views`: the kernel's `assume(...)`,
+/// the ranges of iteration and outer loop variables, and non-negative sizes.
+pub fn assumptions_for(ir: &FnIr, ranges: &[Iteration], views: &[&View]) -> Assumptions {
+    let mut asm = Assumptions::new();
+    for a in &ir.annotations.assumptions {
+        asm.push(a.lhs.clone(), a.cmp, a.rhs.clone());
+    }
+    let mut symbols: BTreeSet<String> = views.iter().flat_map(|v| v.symbols()).collect();
+    let mut ranged = BTreeSet::new();
+    let all_ranges = ranges.iter().chain(ir.loop_ranges.iter().map(|(_, it)| it));
+    for it in all_ranges {
+        if symbols.contains(&it.symbol) && ranged.insert(it.symbol.clone()) {
+            asm.push(Expr::sym(&it.symbol), Cmp::Ge, it.lo.clone());
+            asm.push(Expr::sym(&it.symbol), Cmp::Lt, it.hi.clone());
+            symbols.extend(it.lo.symbols());
+            symbols.extend(it.hi.symbols());
+        }
+    }
+    // Sizes, lengths and indices are `usize` in the code these views come from.
+    for s in symbols.difference(&ranged) {
+        asm.push(Expr::sym(s), Cmp::Ge, Expr::int(0));
+    }
+    asm
+}
+
+/// The iteration of a replicated task with its symbol renamed.
+pub fn renamed(it: &Iteration, symbol: String) -> Iteration {
+    Iteration {
+        symbol,
+        lo: it.lo.clone(),
+        hi: it.hi.clone(),
+        value: it.value,
+    }
+}
+
+/// Whether a `MayAlias` answer is a certainty: the only symbols left free are
+/// iteration and loop variables, so the witness names iterations that do run.
+pub fn existential_only(views: &[&View], existential: &BTreeSet<String>) -> bool {
+    views
+        .iter()
+        .flat_map(|v| v.symbols())
+        .all(|s| existential.contains(&s))
+}
+
+/// Whether a task reads or writes the memory it accesses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AccessKind {
+    Read,
+    Write,
+}
+
+/// One read or write a parallel task performs, with the elements it reaches.
+#[derive(Clone, Debug)]
+pub struct TaskAccess {
+    pub kind: AccessKind,
+    /// The value read or written.
+    pub value: ValueId,
+    pub root: RootId,
+    /// The elements reached over the whole task instance: the access region, with the
+    /// variables of serial loops inside the task folded into extra trailing dimensions
+    /// (see [`TaskAccess::folded`]). `None` when the geometry is not known or a loop
+    /// variable could not be folded.
+    pub view: Option<View>,
+    /// How many leading dimensions of `view` are the accessed value's own.
+    pub own_dims: usize,
+    /// The loop variables folded into the trailing dimensions, with their first value.
+    pub folded: Vec<(String, Expr)>,
+    /// Reached through a raw pointer, a view rebuilt from one (`from_raw_parts`,
+    /// `from_shape_ptr`) or a tensor handle: memory the borrow checker does not see.
+    pub unchecked: bool,
+    /// Repeated inside the task: in a loop of the task's own code.
+    pub in_loop: bool,
+    pub span: Span,
+}
+
+/// Bodies reached from `body` through closure calls and nested parallel regions
+/// (spawns are tasks of their own and are not followed).
+fn reached_bodies(ir: &FnIr, body: BodyId, out: &mut Vec<BodyId>) {
+    if out.contains(&body) || ir.bodies.get(body.0 as usize).is_none() {
+        return;
+    }
+    out.push(body);
+    for block in &ir.body(body).blocks {
+        for stmt in &block.stmts {
+            match &stmt.op {
+                Op::Call {
+                    callee: Callee::Closure(b),
+                    ..
+                } => reached_bodies(ir, *b, out),
+                Op::Parallel(region) => {
+                    for t in &region.tasks {
+                        reached_bodies(ir, t.body, out);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// Roots whose elements synchronise their own accesses (atomics, locks).
+fn is_synchronised(ir: &FnIr, root: RootId) -> bool {
+    ir.roots
+        .get(root.0 as usize)
+        .and_then(|r| r.elem_type.as_deref())
+        .is_some_and(models::is_synchronised_type)
+}
+
+/// Folds the loop variables of `loops` that `view` mentions into trailing dimensions:
+/// `offset + c*k` for `lo <= k < hi` is the dimension `(hi - lo, c)` from `offset + c*lo`.
+fn fold_loops(view: View, loops: &[&Iteration]) -> Option<(View, Vec<(String, Expr)>)> {
+    let mut view = view;
+    let mut folded = Vec::new();
+    for l in loops {
+        if !view.mentions(&l.symbol) {
+            continue;
+        }
+        let bounded = loops
+            .iter()
+            .any(|o| o.lo.mentions(&l.symbol) || o.hi.mentions(&l.symbol));
+        let in_dims = view
+            .dims
+            .iter()
+            .any(|d| d.len.mentions(&l.symbol) || d.stride.mentions(&l.symbol));
+        if bounded || in_dims {
+            return None;
+        }
+        let coef = view.offset.affine_coefficient(&l.symbol)?;
+        view.offset = view.offset.subst(&l.symbol, &l.lo);
+        view.dims.push(Dim {
+            len: &l.hi - &l.lo,
+            stride: coef,
+        });
+        folded.push((l.symbol.clone(), l.lo.clone()));
+    }
+    Some((view, folded))
+}
+
+/// The reads and writes of one task instance, including those of the closures it calls
+/// and the parallel regions nested in it. Crate-local callees are already part of the
+/// task's ops through their summaries. Accesses to atomics and locked data are left
+/// out: they synchronise.
+fn task_accesses(ir: &FnIr, derived: &Derivations, task: &Task) -> Vec<TaskAccess> {
+    let mut bodies = Vec::new();
+    reached_bodies(ir, task.body, &mut bodies);
+    // Serial loops and nested parallel iterations inside the task vary within one task
+    // instance; their variables are folded into the access regions.
+    let mut loops: Vec<&Iteration> = ir
+        .loop_ranges
+        .iter()
+        .filter(|(b, _)| bodies.contains(b))
+        .map(|(_, it)| it)
+        .collect();
+    let nested: Vec<&Iteration> = bodies
+        .iter()
+        .flat_map(|b| ir.body(*b).blocks.iter())
+        .flat_map(|blk| blk.stmts.iter())
+        .filter_map(|s| match &s.op {
+            Op::Parallel(r) => Some(r.tasks.iter().filter_map(|t| t.iteration.as_ref())),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    loops.extend(nested);
+    let entry_depth = |b: BodyId| ir.body(b).blocks.first().map_or(0, |blk| blk.loop_depth);
+    let mut out = Vec::new();
+    for &b in &bodies {
+        let nested_in_loop = b != task.body && body_called_in_loop(ir, &bodies, b);
+        for block in &ir.body(b).blocks {
+            let in_loop = nested_in_loop || block.loop_depth > entry_depth(b);
+            for stmt in &block.stmts {
+                let mut push = |kind: AccessKind, value: ValueId, region: Option<&View>| {
+                    let Some(v) = ir.values.get(value.0 as usize) else {
+                        return;
+                    };
+                    let Some(root) = v.kind.root() else { return };
+                    if is_synchronised(ir, root) {
+                        return;
+                    }
+                    // A pointer's own view is the element it points at; an access
+                    // through it without a region (a callee's summary, an opaque use)
+                    // may reach anywhere from there.
+                    let region = match (&v.kind, region) {
+                        (_, Some(r)) => Some(r.clone()),
+                        (ValueKind::RawPtr(_), None) => None,
+                        (_, None) => v.view.clone(),
+                    };
+                    let own_dims = region.as_ref().map_or(0, View::ndim);
+                    let folded = region.and_then(|r| fold_loops(r, &loops));
+                    let (view, folded) = match folded {
+                        Some((v, f)) => (Some(v), f),
+                        None => (None, Vec::new()),
+                    };
+                    let in_loop = in_loop || !folded.is_empty();
+                    out.push(TaskAccess {
+                        kind,
+                        value,
+                        root,
+                        view,
+                        own_dims,
+                        folded,
+                        unchecked: is_unchecked(ir, derived, value),
+                        in_loop,
+                        span: stmt.span,
+                    });
+                };
+                match &stmt.op {
+                    Op::Read { value, region } => push(AccessKind::Read, *value, region.as_ref()),
+                    Op::Write { value, region } => push(AccessKind::Write, *value, region.as_ref()),
+                    Op::InPlace { dst, srcs, method } if !models::is_atomic_method(method) => {
+                        for s in srcs {
+                            push(AccessKind::Read, *s, None);
+                        }
+                        push(AccessKind::Write, *dst, None);
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Whether nested body `b` runs repeatedly within one task instance: a closure defined
+/// in (or a parallel region launched from) a loop of an enclosing body of the task.
+fn body_called_in_loop(ir: &FnIr, bodies: &[BodyId], b: BodyId) -> bool {
+    let mut cur = b;
+    while let BodyKind::Closure { parent, .. } = &ir.body(cur).kind {
+        if !bodies.contains(parent) {
+            return false;
+        }
+        let base = ir
+            .body(*parent)
+            .blocks
+            .first()
+            .map_or(0, |blk| blk.loop_depth);
+        let launched_in_loop = ir.body(*parent).blocks.iter().any(|blk| {
+            blk.loop_depth > base
+                && blk.stmts.iter().any(|s| match &s.op {
+                    Op::Call {
+                        callee: Callee::Closure(c),
+                        ..
+                    } => *c == cur,
+                    Op::Parallel(r) => r.tasks.iter().any(|t| t.body == cur),
+                    _ => false,
+                })
+        });
+        if launched_in_loop {
+            return true;
+        }
+        cur = *parent;
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::ValueId;
+
+    fn m(rows: i64, cols: i64) -> View {
+        View::contiguous(RootId(0), 4, vec![Expr::int(rows), Expr::int(cols)])
+    }
+
+    fn range(symbol: &str, lo: i64, hi: Expr) -> Iteration {
+        Iteration {
+            symbol: symbol.into(),
+            lo: Expr::int(lo),
+            hi,
+            value: None,
+        }
+    }
+
+    #[test]
+    fn loop_variable_in_the_offset_folds_into_a_trailing_dimension() {
+        let w = Expr::sym("w");
+        let mut v = View {
+            offset: Expr::int(0),
+            dims: Vec::new(),
+            ..m(4, 4)
+        };
+        v.offset = &(&Expr::sym("t") * &w) + &Expr::sym("k");
+        let k = range("k", 0, w.clone());
+        let (folded, names) = fold_loops(v, &[&k]).expect("affine in k");
+        assert_eq!(folded.dims.len(), 1);
+        assert_eq!(folded.dims[0].len, w);
+        assert_eq!(folded.dims[0].stride.as_const(), Some(1));
+        assert!(!folded.mentions("k"));
+        assert_eq!(names, vec![("k".to_string(), Expr::int(0))]);
+    }
+
+    #[test]
+    fn loop_bounded_by_another_loop_variable_is_not_folded() {
+        let mut v = View {
+            offset: Expr::int(0),
+            dims: Vec::new(),
+            ..m(4, 4)
+        };
+        v.offset = Expr::sym("j");
+        let j = range("j", 0, Expr::sym("i"));
+        let i = range("i", 0, Expr::int(4));
+        assert!(fold_loops(v, &[&j, &i]).is_none());
+    }
+
+    #[test]
+    fn pointer_derived_views_are_unchecked_and_safe_slices_are_not() {
+        let (ir, _) = crate::program::analyze_text(
+            "fn k(v: &mut Vec<f32>) { let p = v.as_mut_ptr(); \
+             let r = unsafe { std::slice::from_raw_parts_mut(p, 4) }; \
+             let (a, _b) = v.split_at_mut(2); }",
+        );
+        let f = ir.functions().last().expect("a function");
+        let derived = super::super::derivations::derivations(f);
+        let named = |n: &str| {
+            f.values
+                .iter()
+                .position(|v| v.name.as_deref() == Some(n))
+                .map(|i| ValueId(i as u32))
+                .expect("binding")
+        };
+        assert!(is_unchecked(f, &derived, named("r")));
+        assert!(!is_unchecked(f, &derived, named("a")));
+    }
+}

@@ -1,0 +1,393 @@
+//! Lowering of calls by path: crate-local functions through their summaries, modelled
+//! library functions, constructors of tracked values, and opaque calls.
+
+use super::Lowerer;
+use crate::index::Resolved;
+use crate::ir::{
+    Callee, EscapeKind, FnId, Op, ReleaseKind, ReleasedBy, TyClass, ValueId, ValueKind, ViewOp,
+};
+use crate::models::{self, Sem};
+use crate::oracle::Expr;
+use crate::source::Span;
+use crate::summary::ReturnSummary;
+
+/// An argument as the call saw it: its value and whether it was passed by reference.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Arg {
+    pub value: ValueId,
+    pub by_ref: bool,
+}
+
+impl Lowerer<'_, '_, '_> {
+    pub(crate) fn lower_args<'e>(&mut self, args: impl Iterator<Item = &'e syn::Expr>) -> Vec<Arg> {
+        args.map(|a| {
+            let by_ref = matches!(a, syn::Expr::Reference(_));
+            let value = self.expr(a);
+            if !by_ref {
+                self.mark_moved(value);
+            }
+            Arg { value, by_ref }
+        })
+        .collect()
+    }
+
+    /// An owner used by value is moved: its scope does not drop it.
+    pub(crate) fn mark_moved(&mut self, v: ValueId) {
+        if matches!(self.val(v).kind, ValueKind::Root(_)) {
+            self.moved.insert(v);
+        }
+    }
+
+    pub(crate) fn call(&mut self, c: &syn::ExprCall, span: Span) -> ValueId {
+        let syn::Expr::Path(p) = &*c.func else {
+            let f = self.expr(&c.func);
+            let args = self.lower_args(c.args.iter());
+            return self.call_value(f, &args, span);
+        };
+        let segs: Vec<String> = p
+            .path
+            .segments
+            .iter()
+            .map(|s| s.ident.to_string())
+            .collect();
+        if segs.len() == 1 {
+            if let Some(f) = self.lookup(&segs[0]) {
+                let args = self.lower_args(c.args.iter());
+                return self.call_value(f, &args, span);
+            }
+        }
+        let resolved =
+            self.ctx
+                .index
+                .resolve_path(&self.item.module, self.item.self_ty.as_deref(), &segs);
+        // Closures passed to parallel APIs are lowered as tasks, not as values.
+        if let Resolved::External(path) = &resolved {
+            if let Some(sem) = self.ctx.models.path(path) {
+                if matches!(sem, Sem::Join | Sem::Scope | Sem::ThreadSpawn | Sem::NoGrad) {
+                    let args: Vec<&syn::Expr> = c.args.iter().collect();
+                    return self.parallel_call(sem, &args, &path.join("::"), span);
+                }
+            }
+        }
+        let args = self.lower_args(c.args.iter());
+        match resolved {
+            Resolved::Local(idx) => self.local_call(idx, &args, span),
+            Resolved::External(path) => {
+                let name = path.join("::");
+                if let Some(sem) = self.ctx.models.path(&path) {
+                    let elem = path_elem_bytes(&p.path);
+                    let ty = path_class(&path);
+                    return self.apply_sem(sem, &name, None, &args, ty, elem, span);
+                }
+                if let Some(last) = path.last() {
+                    if self.ctx.index.struct_named(last).is_some() {
+                        return self.wrap(&args, span);
+                    }
+                    // `Type::method(recv, ..)`: a method model called by path. Models of
+                    // what a method's result is (`unwrap`, `is_null`, `strides`) describe
+                    // method syntax only.
+                    if !args.is_empty() {
+                        let recv_ty = self.val(args[0].value).ty;
+                        let sem = self.ctx.models.method(recv_ty, last).filter(|s| {
+                            !matches!(s, Sem::Transparent | Sem::NullTest | Sem::ShapeStrides)
+                        });
+                        if let Some(sem) = sem {
+                            let recv = args[0];
+                            return self.apply_sem(
+                                sem,
+                                last,
+                                Some(recv),
+                                &args[1..],
+                                TyClass::Unknown,
+                                None,
+                                span,
+                            );
+                        }
+                    }
+                }
+                self.unknown_call(name, &args, span)
+            }
+        }
+    }
+
+    /// A newtype or struct wrapping memory (`SendPtr(p)`) carries its memory through.
+    pub(crate) fn wrap(&mut self, args: &[Arg], span: Span) -> ValueId {
+        match args.iter().find(|a| self.val(a.value).kind.is_memory()) {
+            Some(a) => {
+                let v = self.copy_value(a.value, None, span);
+                self.emit(
+                    Op::View {
+                        dst: v,
+                        src: a.value,
+                        how: ViewOp::Whole,
+                    },
+                    span,
+                );
+                v
+            }
+            None => self.new_value(None, ValueKind::Unknown, TyClass::LocalStruct, span),
+        }
+    }
+
+    pub(crate) fn struct_literal(&mut self, s: &syn::ExprStruct, span: Span) -> ValueId {
+        let mut fields = Vec::new();
+        for f in &s.fields {
+            let v = self.expr(&f.expr);
+            let name = match &f.member {
+                syn::Member::Named(n) => n.to_string(),
+                syn::Member::Unnamed(i) => i.index.to_string(),
+            };
+            fields.push((name, v));
+        }
+        if let Some(rest) = &s.rest {
+            self.expr(rest);
+        }
+        for (_, v) in &fields {
+            self.mark_moved(*v);
+        }
+        if let Some(name) = s.path.segments.last().map(|seg| seg.ident.to_string()) {
+            if let Some(out) = self.struct_memory(&name, &fields, span) {
+                return out;
+            }
+        }
+        let args: Vec<Arg> = fields
+            .iter()
+            .map(|(_, v)| Arg {
+                value: *v,
+                by_ref: false,
+            })
+            .collect();
+        let out = self.wrap(&args, span);
+        for (name, v) in fields {
+            self.fields.insert((out, name), v);
+        }
+        out
+    }
+
+    pub(crate) fn call_value(&mut self, f: ValueId, args: &[Arg], span: Span) -> ValueId {
+        let callee = match self.val(f).kind {
+            ValueKind::Closure(b) => Callee::Closure(b),
+            _ => Callee::Unknown(self.val(f).name.clone().unwrap_or_else(|| "closure".into())),
+        };
+        let dst = self.unknown(span);
+        self.emit(
+            Op::Call {
+                dst: Some(dst),
+                callee,
+                args: args.iter().map(|a| a.value).collect(),
+            },
+            span,
+        );
+        dst
+    }
+
+    pub(crate) fn unknown_call(&mut self, name: String, args: &[Arg], span: Span) -> ValueId {
+        if models::is_thread_count_call(&name) {
+            return self.scalar(Some(Expr::sym(models::THREAD_COUNT)), span);
+        }
+        let dst = self.unknown(span);
+        self.emit(
+            Op::Call {
+                dst: Some(dst),
+                callee: Callee::Unknown(name.clone()),
+                args: args.iter().map(|a| a.value).collect(),
+            },
+            span,
+        );
+        self.pass_on(&name, args, span);
+        dst
+    }
+
+    /// Memory with a release obligation moved into an opaque call is the callee's now.
+    pub(crate) fn pass_on(&mut self, name: &str, args: &[Arg], span: Span) {
+        for a in args.iter().filter(|a| !a.by_ref) {
+            let v = self.val(a.value);
+            let owned = matches!(v.kind, ValueKind::Root(_) | ValueKind::RawPtr(Some(_)));
+            let obligation = v
+                .kind
+                .root()
+                .and_then(|r| self.roots.get(r.0 as usize))
+                .is_some_and(|r| !matches!(r.released_by, ReleasedBy::Drop | ReleasedBy::NotOwned));
+            if owned && obligation {
+                self.emit(
+                    Op::Escape {
+                        value: a.value,
+                        how: EscapeKind::PassedOn(name.to_string()),
+                    },
+                    span,
+                );
+            }
+        }
+    }
+
+    /// A call to a crate-local function: its summary's effects happen here.
+    pub(crate) fn local_call(&mut self, idx: usize, args: &[Arg], span: Span) -> ValueId {
+        let fid = FnId(idx as u32);
+        self.callees.push(fid);
+        let dst = self.unknown(span);
+        self.emit(
+            Op::Call {
+                dst: Some(dst),
+                callee: Callee::Local(fid),
+                args: args.iter().map(|a| a.value).collect(),
+            },
+            span,
+        );
+        let summary = match self.ctx.summaries.get(idx).and_then(|s| s.clone()) {
+            Some(s) => s,
+            None => match self.ctx.index.fn_item(idx) {
+                Some(item) => crate::summary::FnSummary::from_annotations(&item.annotations),
+                None => return dst,
+            },
+        };
+        let name = self
+            .ctx
+            .index
+            .fn_item(idx)
+            .map_or_else(String::new, |f| f.path());
+        let arg = |i: usize| args.get(i).map(|a| a.value);
+        // The arguments at `params` that reach memory, in parameter order.
+        let memory_args = |params: &std::collections::BTreeSet<usize>| -> Vec<ValueId> {
+            params
+                .iter()
+                .filter_map(|&i| arg(i))
+                .filter(|&v| self.val(v).kind.is_memory())
+                .collect()
+        };
+        let mut effects: Vec<Op> = Vec::new();
+        effects.extend(
+            memory_args(&summary.reads)
+                .into_iter()
+                .map(|value| Op::Read {
+                    value,
+                    region: None,
+                }),
+        );
+        effects.extend(
+            memory_args(&summary.writes)
+                .into_iter()
+                .map(|value| Op::Write {
+                    value,
+                    region: None,
+                }),
+        );
+        for dst in memory_args(&summary.inplace) {
+            let srcs = args
+                .iter()
+                .map(|a| a.value)
+                .filter(|&a| a != dst && self.val(a).kind.is_memory())
+                .collect();
+            effects.push(Op::InPlace {
+                dst,
+                srcs,
+                method: name.clone(),
+            });
+        }
+        effects.extend(
+            memory_args(&summary.escapes)
+                .into_iter()
+                .map(|value| Op::Escape {
+                    value,
+                    how: EscapeKind::PassedOn(name.clone()),
+                }),
+        );
+        effects.extend(
+            memory_args(&summary.frees)
+                .into_iter()
+                .map(|value| Op::Release {
+                    value,
+                    how: ReleaseKind::Function(name.clone()),
+                }),
+        );
+        for op in effects {
+            self.emit(op, span);
+        }
+        // A method that takes an owner by value and returns its own type
+        // (`Buffer::new(n).filled(x)`) hands the same owner back: the result carries the
+        // duty to release it, so neither the argument's drop nor a leak is reported here.
+        if summary.returns == ReturnSummary::Nothing {
+            let handed_back = self.ctx.index.fn_item(idx).and_then(|item| item.hands_back);
+            let owner = handed_back
+                .and_then(arg)
+                .filter(|&v| matches!(self.val(v).kind, ValueKind::Root(_)));
+            if let Some(v) = owner {
+                self.mark_moved(v);
+                return self.bit_copy(Some(v), span);
+            }
+        }
+        match summary.returns {
+            ReturnSummary::Nothing => dst,
+            ReturnSummary::ViewOf(i) => match arg(i) {
+                Some(src) => {
+                    let how = if summary.returns_whole {
+                        ViewOp::Whole
+                    } else {
+                        ViewOp::Opaque(name)
+                    };
+                    self.derive_view(src, how, span)
+                }
+                None => dst,
+            },
+            ReturnSummary::Alloc(released_by) => {
+                let released_by = if self.returns_drop_type(idx) {
+                    ReleasedBy::Drop
+                } else {
+                    released_by
+                };
+                self.alloc_value(name, 4, None, released_by, TyClass::Unknown, span)
+            }
+        }
+    }
+
+    /// Whether crate-local function `idx` returns, unannotated, a value of a type the
+    /// crate implements `Drop` for: that value frees its memory when it is dropped, on
+    /// every path the compiler sees, as a `Vec` does (`Buffer::new` wrapping
+    /// `std::alloc::alloc`, released in `impl Drop for Buffer`).
+    pub(crate) fn returns_drop_type(&self, idx: usize) -> bool {
+        let Some(item) = self.ctx.index.fn_item(idx) else {
+            return false;
+        };
+        if item.annotations.alloc {
+            return false;
+        }
+        let Some(ty) = item.returns_owned.clone() else {
+            return false;
+        };
+        self.ctx
+            .index
+            .methods_named(Some(&ty), "drop")
+            .into_iter()
+            .filter_map(|m| self.ctx.index.fn_item(m))
+            .any(|m| m.trait_name.as_deref() == Some("Drop") && m.self_ty.as_deref() == Some(&ty))
+    }
+}
+
+/// Element bytes written in a path's generics (`Array2::<f64>::zeros`).
+pub(crate) fn path_elem_bytes(path: &syn::Path) -> Option<u32> {
+    path.segments.iter().find_map(|s| match &s.arguments {
+        syn::PathArguments::AngleBracketed(a) => a.args.iter().find_map(|g| match g {
+            syn::GenericArgument::Type(t) => crate::syntax::ty::elem_bytes_of_type(t),
+            _ => None,
+        }),
+        _ => None,
+    })
+}
+
+/// The class a constructor path gives its result (`Array2::zeros` → array).
+pub(crate) fn path_class(path: &[String]) -> TyClass {
+    let ty = path
+        .iter()
+        .rev()
+        .skip(1)
+        .map(|s| models::class_of_type_name(s))
+        .find(|c| *c != TyClass::Unknown);
+    match ty {
+        Some(TyClass::Shared) => TyClass::Shared,
+        Some(c) => c,
+        // A bare constructor (`zeros(..)`) is an ndarray one.
+        None if path.len() == 1 => TyClass::Array,
+        None => path
+            .first()
+            .map_or(TyClass::Unknown, |krate| models::class_of_crate(krate)),
+    }
+}

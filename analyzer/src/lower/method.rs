@@ -1,0 +1,171 @@
+//! Lowering of method calls: crate-local methods, modelled library methods, and integer
+//! arithmetic on sizes.
+
+use super::call::Arg;
+use super::Lowerer;
+use crate::ir::{ValueId, ValueKind};
+use crate::models::{self, IntOp, ParKind, Sem};
+use crate::oracle::Expr;
+use crate::source::Span;
+
+impl Lowerer<'_, '_, '_> {
+    pub(crate) fn method_call(&mut self, m: &syn::ExprMethodCall, span: Span) -> ValueId {
+        let method = m.method.to_string();
+        let recv = self.expr(&m.receiver);
+        if models::consumes_receiver(&method) {
+            self.mark_moved(recv);
+        }
+        let recv_ty = self.val(recv).ty;
+        let sem = self.ctx.models.method(recv_ty, &method);
+        // Parallel consumers lower their closure argument as a task.
+        if let Some(Sem::Par(ParKind::Consume | ParKind::ArrayForEach(_))) | Some(Sem::Spawn) = sem
+        {
+            let args: Vec<&syn::Expr> = m.args.iter().collect();
+            if let Some(v) =
+                self.parallel_method(sem.unwrap_or(Sem::Read), recv, &method, &args, span)
+            {
+                return v;
+            }
+        }
+        if sem == Some(Sem::NullTest) && m.args.is_empty() && self.val(recv).kind.is_memory() {
+            let v = self.scalar(None, span);
+            self.null_tests.insert(v, (recv, true));
+            return v;
+        }
+        // A null test of something that is not a pointer is no model of anything.
+        let sem = sem.filter(|s| *s != Sem::NullTest);
+        if let Some(v) = self.int_method(recv, &method, &m.args, span) {
+            return v;
+        }
+        if sem == Some(Sem::Transparent) {
+            for a in &m.args {
+                self.expr(a);
+            }
+            return recv;
+        }
+        if sem == Some(Sem::ShapeStrides) {
+            // `(n, m).strides((s0, s1))` / `.f()`: a shape with strides for from_shape_ptr.
+            let args = self.lower_args(m.args.iter());
+            let out = self.copy_value(recv, None, span);
+            if let Some(a) = args.first() {
+                let parts = self
+                    .tuples
+                    .get(&a.value)
+                    .cloned()
+                    .unwrap_or_else(|| vec![a.value]);
+                self.strides.insert(out, parts);
+            }
+            return out;
+        }
+        let args = self.lower_args(m.args.iter());
+        let local = self.local_method(recv, &method);
+        // A crate's own `flatten_` is what it defines, not tch's in-place naming rule.
+        let naming_only = self.ctx.models.in_place_by_naming_only(&method);
+        let modelled = if naming_only { None } else { sem };
+        if let (Some(idx), None | Some(Sem::Read | Sem::Metadata(_))) = (local, modelled) {
+            let mut all = vec![Arg {
+                value: recv,
+                by_ref: true,
+            }];
+            all.extend(args);
+            return self.local_call(idx, &all, span);
+        }
+        match sem {
+            Some(sem) => {
+                let roots_before = self.roots.len();
+                let v = self.apply_sem(
+                    sem,
+                    &method,
+                    Some(Arg {
+                        value: recv,
+                        by_ref: true,
+                    }),
+                    &args,
+                    recv_ty,
+                    None,
+                    span,
+                );
+                if let ValueKind::Root(r) = self.val(v).kind {
+                    if r.0 as usize >= roots_before {
+                        let inputs = std::iter::once(recv)
+                            .chain(args.iter().map(|a| a.value))
+                            .filter(|&x| self.val(x).kind.is_memory())
+                            .collect();
+                        let op_span = self.span(m.method.span());
+                        self.set_producer(v, &method, inputs, op_span, None);
+                    }
+                }
+                v
+            }
+            None => {
+                if let Some(idx) = local {
+                    let mut all = vec![Arg {
+                        value: recv,
+                        by_ref: true,
+                    }];
+                    all.extend(args);
+                    return self.local_call(idx, &all, span);
+                }
+                let mut all = vec![Arg {
+                    value: recv,
+                    by_ref: true,
+                }];
+                all.extend(args);
+                self.unknown_call(method, &all, span)
+            }
+        }
+    }
+
+    /// Integer methods on sizes and indices (`n.min(k)`, `n.div_ceil(k)`).
+    pub(crate) fn int_method(
+        &mut self,
+        recv: ValueId,
+        method: &str,
+        args: &syn::punctuated::Punctuated<syn::Expr, syn::Token![,]>,
+        span: Span,
+    ) -> Option<ValueId> {
+        let op = models::int_method(method)?;
+        if self.val(recv).kind != ValueKind::Scalar || args.len() != 1 {
+            return None;
+        }
+        let a = self.expr(&args[0]);
+        let (l, r) = (self.val(recv).int.clone(), self.val(a).int.clone());
+        let int = match (l, r) {
+            (Some(l), Some(r)) => match op {
+                IntOp::Min => Some(l.minimum(&r)),
+                IntOp::Max => Some(l.maximum(&r)),
+                IntOp::DivCeil if r.as_const().is_some_and(|c| c > 0) || r.as_const().is_none() => {
+                    Some((&l + &(&r - 1)).div_floor(r))
+                }
+                IntOp::DivCeil => None,
+                IntOp::SaturatingSub => Some((&l - &r).maximum(&Expr::int(0))),
+                IntOp::Add => Some(&l + &r),
+                IntOp::Pow => match r.as_const() {
+                    Some(k @ 0..=8) => Some((0..k).fold(Expr::int(1), |acc, _| &acc * &l)),
+                    _ => None,
+                },
+            },
+            _ => None,
+        };
+        Some(self.scalar(int, span))
+    }
+
+    /// A crate-local method this call may mean: on the receiver's known local type,
+    /// or the only method of that name in the crate.
+    pub(crate) fn local_method(&self, recv: ValueId, method: &str) -> Option<usize> {
+        // `self.helper()` inside `impl T` means `T::helper`.
+        let own_type = match self.val(recv).name.as_deref() {
+            Some("self") => self.item.self_ty.as_deref(),
+            _ => None,
+        };
+        let candidates = self.ctx.index.methods_named(own_type, method);
+        let with_self: Vec<usize> = candidates
+            .into_iter()
+            .filter(|&i| self.ctx.index.fn_item(i).is_some_and(|f| f.has_receiver))
+            .collect();
+        match with_self.as_slice() {
+            [one] => Some(*one),
+            _ => None,
+        }
+    }
+}
