@@ -171,6 +171,7 @@ mod tests {
         );
         diagnostic.code = code.map(String::from);
         Report {
+            analysed: None,
             sources,
             findings: vec![Finding {
                 diagnostic,

@@ -1,7 +1,7 @@
 //! One run: find what to check, load and analyze it, turn facts into findings, filter
 //! them by level and suppression, render.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -62,6 +62,7 @@ pub fn run(invocation: &Invocation) -> Result<ExitCode, ToolError> {
     let (mut sources, mut findings) = check_units(&units, &invocation.levels, &mut timings);
     if invocation.fix {
         let outcomes = fix::apply(&Report {
+            analysed: None,
             sources: &sources,
             findings: findings.clone(),
         });
@@ -75,6 +76,7 @@ pub fn run(invocation: &Invocation) -> Result<ExitCode, ToolError> {
         }
     }
     let mut report = Report {
+        analysed: Some(timings.analysed),
         sources: &sources,
         findings,
     };
@@ -144,7 +146,14 @@ fn dump_ir(target: &str) -> Result<ExitCode, ToolError> {
     let config = Config::load_workspace(&cwd)?;
     let mut sources = SourceMap::new();
     let display = |p: &Path| p.display().to_string();
-    let (krate, errors) = syntax::load_crate("dump", &path, &mut sources, &display, &|_| false);
+    let (krate, errors) = syntax::load_crate(
+        "dump",
+        &path,
+        syntax::Edition::default(),
+        &mut sources,
+        &display,
+        &|_| false,
+    );
     let ir = analyze_crate(&krate, &sources, &analysis_options(&config));
     let mut out =
         tensor_lint_analyzer::ir::dump::dump_ir(&ir, &sources, function.filter(|f| !f.is_empty()));
@@ -190,8 +199,8 @@ pub struct Timings {
     pub lints: Duration,
     pub render: Duration,
     pub wall: Duration,
-    pub files: usize,
-    pub lines: usize,
+    /// Files and lines of the run, each file once.
+    pub analysed: crate::coverage::Analysed,
     /// Oracle queries by the path that decided them.
     pub oracle: std::collections::BTreeMap<&'static str, u64>,
 }
@@ -201,8 +210,6 @@ impl Timings {
         self.parse += other.parse;
         self.lower += other.lower;
         self.lints += other.lints;
-        self.files += other.files;
-        self.lines += other.lines;
         for (path, count) in &other.oracle {
             *self.oracle.entry(path).or_insert(0) += count;
         }
@@ -238,10 +245,10 @@ impl Timings {
         let seconds = self.wall.as_secs_f64().max(1e-9);
         out.push_str(&format!(
             "  {} file{}, {} lines, {:.0} lines per second\n",
-            self.files,
-            if self.files == 1 { "" } else { "s" },
-            self.lines,
-            self.lines as f64 / seconds
+            self.analysed.files,
+            if self.analysed.files == 1 { "" } else { "s" },
+            self.analysed.lines,
+            self.analysed.lines as f64 / seconds
         ));
         let total: u64 = self.oracle.values().sum();
         out.push_str(&format!("oracle: {total} queries"));
@@ -277,36 +284,113 @@ fn check_units(
         tensor_lint_analyzer::threads::parallel_map(units, cores, "tensor-lint-unit", |unit| {
             check_unit_isolated(unit, flags, per_unit)
         });
+    // A file mounted by two units (a `mod` shared by lib and bin, or a loose file that
+    // another loose file declares as its module) is reported once, by the unit that
+    // mounts it as a module rather than as its root, and among those by the first:
+    // a module file read as a crate root of its own finds its children in the wrong
+    // folder. Loose units come sorted by path, so the argument order does not matter.
+    let canonical_files: Vec<Vec<PathBuf>> = results
+        .iter()
+        .map(|r| {
+            r.sources
+                .files()
+                .map(|f| std::fs::canonicalize(&f.path).unwrap_or_else(|_| f.path.clone()))
+                .collect()
+        })
+        .collect();
+    let mut line_counts: HashMap<&Path, usize> = HashMap::new();
+    for (files, result) in canonical_files.iter().zip(&results) {
+        for (path, file) in files.iter().zip(result.sources.files()) {
+            line_counts
+                .entry(path.as_path())
+                .or_insert(file.line_count());
+        }
+    }
+    // Every file counted once, however many targets mount it.
+    timings.analysed = crate::coverage::Analysed {
+        files: line_counts.len(),
+        lines: line_counts.values().sum(),
+    };
+    let notes = unreached_notes(units, &canonical_files);
+    let mut owner: HashMap<&Path, (bool, usize)> = HashMap::new();
+    for (unit, files) in canonical_files.iter().enumerate() {
+        for (k, file) in files.iter().enumerate() {
+            let rank = (k == 0, unit);
+            let best = owner.entry(file.as_path()).or_insert(rank);
+            *best = (*best).min(rank);
+        }
+    }
     let mut sources = SourceMap::new();
     let mut findings = Vec::new();
-    // A file mounted by two targets (a `mod` shared by lib and bin) is reported once,
-    // by the first target that mounts it.
-    let mut mounted = HashSet::new();
-    for result in results {
+    for (unit, result) in results.into_iter().enumerate() {
         timings.add(&result.timings);
         let base = sources.len() as u32;
-        let mut first_mount = Vec::new();
+        let owned: Vec<bool> = canonical_files[unit]
+            .iter()
+            .map(|file| owner.get(file.as_path()).is_some_and(|&(_, u)| u == unit))
+            .collect();
         for file in result.sources.into_files() {
-            // With one unit every file is mounted once already.
-            let first = units.len() == 1 || {
-                let canonical =
-                    std::fs::canonicalize(&file.path).unwrap_or_else(|_| file.path.clone());
-                mounted.insert(canonical)
-            };
-            first_mount.push(first);
             sources.adopt(file);
         }
         for mut finding in result.findings {
             let file = finding.diagnostic.primary.span.file;
-            if first_mount.get(file.0 as usize).copied().unwrap_or(true) {
+            if owned.get(file.0 as usize).copied().unwrap_or(true) {
                 finding.diagnostic.map_files(|f| FileId(f.0 + base));
                 findings.push(finding);
             }
         }
+        if let Some(note) = notes.get(&unit) {
+            let mut diagnostic = note.clone();
+            diagnostic.map_files(|f| FileId(f.0 + base));
+            findings.push(Finding {
+                diagnostic,
+                origin: units[unit].origin.clone(),
+            });
+        }
     }
-    findings.sort_by(|a, b| a.diagnostic.sort_key().cmp(&b.diagnostic.sort_key()));
+    // By the file's name as shown, not its number: the order files were mounted in (the
+    // order of `mod` declarations, of loose files) does not change the output.
+    fn shown<'a>(sources: &'a SourceMap, f: &'a Finding) -> (Option<&'a str>, u32, u32, &'a str) {
+        let span = f.diagnostic.primary.span;
+        let name = sources.try_get(span.file).map(|file| file.display.as_str());
+        (name, span.lo, span.hi, f.diagnostic.message.as_str())
+    }
+    findings.sort_by(|a, b| shown(&sources, a).cmp(&shown(&sources, b)));
     findings.dedup_by(|a, b| a.diagnostic == b.diagnostic);
     (sources, findings)
+}
+
+/// The note of each cargo package whose `src/` holds files no checked target mounts, by
+/// the index of the package's first unit (its diagnostic points at that unit's root).
+fn unreached_notes(units: &[Unit], mounted: &[Vec<PathBuf>]) -> HashMap<usize, Diagnostic> {
+    let mut packages: Vec<(&str, Vec<usize>)> = Vec::new();
+    for (k, unit) in units.iter().enumerate() {
+        let manifest = unit.origin.manifest_path.as_str();
+        if !manifest.ends_with("Cargo.toml") {
+            continue; // loose files have no package
+        }
+        match packages.iter_mut().find(|(m, _)| *m == manifest) {
+            Some((_, members)) => members.push(k),
+            None => packages.push((manifest, vec![k])),
+        }
+    }
+    let mut notes = HashMap::new();
+    for (manifest, members) in packages {
+        let Some(src) = Path::new(manifest).parent().map(|d| d.join("src")) else {
+            continue;
+        };
+        let reached: std::collections::BTreeSet<PathBuf> = members
+            .iter()
+            .flat_map(|&k| mounted.get(k).into_iter().flatten().cloned())
+            .collect();
+        let first = &units[members[0]];
+        let missing = crate::coverage::unreached(&src, &reached, &|p| first.config.is_excluded(p));
+        let shown = |p: &Path| display_path(&first.display_base, p);
+        if let Some(note) = crate::coverage::unreached_note(FileId(0), &missing, &shown) {
+            notes.insert(members[0], note);
+        }
+    }
+    notes
 }
 
 thread_local! {
@@ -440,6 +524,7 @@ fn check_unit(
     let root = CrateRoot {
         name: &unit.crate_name,
         root: &unit.root_file,
+        edition: syntax::Edition::from_cargo(&unit.origin.edition),
         display: &display,
         excluded: &excluded,
     };
@@ -454,8 +539,6 @@ fn check_unit(
     *sources = analyzed.sources;
     timings.parse += analyzed.parse_time;
     timings.lower += analyzed.lower_time;
-    timings.files += analyzed.files;
-    timings.lines += analyzed.lines;
     let (regions, suppress_errors): (Vec<_>, Vec<_>) = analyzed.per_file.into_iter().unzip();
     let analysis = Analysis {
         ir: &analyzed.ir,
@@ -488,15 +571,24 @@ fn lint_analysis(
     sources: &SourceMap,
     timings: &mut Timings,
 ) -> Vec<Diagnostic> {
-    let mut diagnostics: Vec<Diagnostic> = analysis.load_errors.iter().map(input_error).collect();
-    diagnostics.extend(analysis.suppress_errors.iter().map(input_error));
+    let input_problems = analysis
+        .load_errors
+        .iter()
+        .chain(&analysis.suppress_errors)
+        .chain(&analysis.ir.errors)
+        .map(input_error);
+    let mut diagnostics: Vec<Diagnostic> = input_problems
+        .filter_map(|d| match d.severity {
+            Severity::Warning => apply_warnings_flag(d, flags),
+            _ => Some(d),
+        })
+        .collect();
     diagnostics.extend(
         unknown_allow_names(&analysis.regions)
             .into_iter()
             .filter_map(|d| apply_warnings_flag(d, flags)),
     );
     let ir = analysis.ir;
-    diagnostics.extend(ir.errors.iter().map(input_error));
 
     let started = Instant::now();
     tensor_lint_analyzer::oracle::reset_path_stats();
@@ -701,13 +793,26 @@ fn flag_letter(level: Level) -> char {
     }
 }
 
-/// A problem with the input itself: always an error, never suppressed.
+/// A problem with the input itself, never suppressed: an error when the input is surely
+/// wrong, a warning when rustc may accept what this tool cannot read.
 fn input_error(error: &SourceError) -> Diagnostic {
-    Diagnostic::new(
-        Severity::Error,
+    let severity = if error.unsure {
+        Severity::Warning
+    } else {
+        Severity::Error
+    };
+    let diagnostic = Diagnostic::new(
+        severity,
         error.message.clone(),
         Label::new(error.span, error.label.clone()),
-    )
+    );
+    if error.unsure {
+        diagnostic.with_note(
+            "this code was not checked; it is a warning because rustc may accept what tensor-lint cannot read",
+        )
+    } else {
+        diagnostic
+    }
 }
 
 fn display_path(base: &Path, path: &Path) -> String {

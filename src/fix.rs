@@ -167,6 +167,7 @@ mod tests {
         let (path, sources, id) = setup(text);
         let at = text.find("mapv").unwrap();
         let report = Report {
+            analysed: None,
             sources: &sources,
             findings: vec![
                 finding(
@@ -197,6 +198,7 @@ mod tests {
         let text = "fn f() { a(); b(); }\n";
         let (path, sources, id) = setup(text);
         let report = Report {
+            analysed: None,
             sources: &sources,
             findings: vec![finding(
                 id,
@@ -215,6 +217,7 @@ mod tests {
         let text = "fn f() { a(); }\n";
         let (path, sources, id) = setup(text);
         let report = Report {
+            analysed: None,
             sources: &sources,
             findings: vec![finding(
                 id,

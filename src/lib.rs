@@ -14,6 +14,7 @@ mod alias;
 pub mod baseline;
 pub mod cli;
 pub mod config;
+pub mod coverage;
 pub mod driver;
 pub mod error;
 pub mod fix;
@@ -43,6 +44,7 @@ pub fn fuzz_one(text: &str) {
         })
         .collect();
     let report = report::Report {
+        analysed: None,
         sources: &sources,
         findings,
     };

@@ -26,6 +26,8 @@ pub struct Finding {
 /// Everything the renderers read.
 pub struct Report<'a> {
     pub sources: &'a SourceMap,
+    /// How much the run read, when it read a crate (not for a report made up in tests).
+    pub analysed: Option<crate::coverage::Analysed>,
     /// Sorted by file, then position.
     pub findings: Vec<Finding>,
 }

@@ -50,8 +50,14 @@ fn loose_files(files: &[PathBuf]) -> Result<Vec<Unit>, ToolError> {
     let cwd = std::env::current_dir()
         .map_err(|e| ToolError::io("cannot read the current directory".into(), e))?;
     let config = Config::load_workspace(&cwd)?;
+    // Sorted by path, so that which file is taken as the root of which (when one loose
+    // file declares another as its module) never depends on the argument order.
+    let key = |f: &PathBuf| std::fs::canonicalize(f).unwrap_or_else(|_| cwd.join(f));
+    let mut files: Vec<&PathBuf> = files.iter().collect();
+    files.sort_by_key(|f| key(f));
+    files.dedup_by_key(|f| key(f));
     files
-        .iter()
+        .into_iter()
         .map(|file| {
             if !file.is_file() {
                 return Err(ToolError::usage(

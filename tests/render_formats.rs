@@ -131,6 +131,7 @@ fn rendered(format: MessageFormat, report: &Report<'_>, color: bool) -> String {
 fn json_parses_as_cargo_messages_with_rustc_diagnostics() {
     let fixture = fixture();
     let report = Report {
+        analysed: None,
         sources: &fixture.sources,
         findings: findings(&fixture),
     };
@@ -229,6 +230,7 @@ fn json_of_warnings_only_succeeds() {
     let mut findings = findings(&fixture);
     findings.truncate(1);
     let report = Report {
+        analysed: None,
         sources: &fixture.sources,
         findings,
     };
@@ -244,6 +246,7 @@ fn json_of_warnings_only_succeeds() {
 fn human_output_is_each_plain_diagnostic_then_the_summary() {
     let fixture = fixture();
     let report = Report {
+        analysed: None,
         sources: &fixture.sources,
         findings: findings(&fixture),
     };
@@ -272,6 +275,7 @@ fn human_output_is_each_plain_diagnostic_then_the_summary() {
 fn short_output_is_one_line_per_finding() {
     let fixture = fixture();
     let report = Report {
+        analysed: None,
         sources: &fixture.sources,
         findings: findings(&fixture),
     };
@@ -287,6 +291,7 @@ fn short_output_is_one_line_per_finding() {
 fn github_output_is_one_workflow_command_per_finding() {
     let fixture = fixture();
     let report = Report {
+        analysed: None,
         sources: &fixture.sources,
         findings: findings(&fixture),
     };
@@ -305,6 +310,7 @@ fn github_output_is_one_workflow_command_per_finding() {
 fn sarif_results_point_at_registered_rules() {
     let fixture = fixture();
     let report = Report {
+        analysed: None,
         sources: &fixture.sources,
         findings: findings(&fixture),
     };
@@ -344,6 +350,7 @@ fn sarif_results_point_at_registered_rules() {
 fn no_findings_print_no_summary() {
     let fixture = fixture();
     let report = Report {
+        analysed: None,
         sources: &fixture.sources,
         findings: Vec::new(),
     };
@@ -393,6 +400,7 @@ fn broken_spans_render_in_every_format_without_panicking() {
         })
         .collect();
     let report = Report {
+        analysed: None,
         sources: &sources,
         findings,
     };

@@ -420,11 +420,12 @@ fn a_member_whose_root_file_does_not_parse_leaves_the_other_member_checked() {
             .iter()
             .find(|m| member(&metadata, m).name.as_str() == "kernels")
             .map(|m| m.message.level),
-        Some(DiagnosticLevel::Error)
+        // rustc, not this tool, decides that the file does not compile.
+        Some(DiagnosticLevel::Warning)
     );
     assert_eq!(by_member("pool"), ["unknown lint `leek`"]);
     match messages.last() {
-        Some(Message::BuildFinished(finished)) => assert!(!finished.success),
+        Some(Message::BuildFinished(finished)) => assert!(finished.success),
         other => panic!("the stream ends with build-finished, not {other:?}"),
     }
     let _ = std::fs::remove_dir_all(root);

@@ -751,6 +751,7 @@ pub(crate) fn parse_annotations(
                         span,
                         message: "`tensor_lint::view` needs `of = ARG`".into(),
                         label: "expected `view(of = ARG)`".into(),
+                        unsure: false,
                     }),
                 }
             }
@@ -795,6 +796,7 @@ fn parse_kernel_args(
             span: at,
             message: format!("malformed `tensor_lint::kernel` annotation: {e}"),
             label: "expected `assume(EXPR CMP EXPR, ...)` over integer sizes".into(),
+            unsure: false,
         });
     }
 }
@@ -817,6 +819,7 @@ fn no_such_param(file: FileId, id: &syn::Ident, params: &[String]) -> SourceErro
         } else {
             format!("expected one of {}", listed.join(", "))
         },
+        unsure: false,
     }
 }
 
@@ -826,6 +829,7 @@ fn malformed(file: FileId, span: Span, name: &str, e: &syn::Error, label: &str) 
         span: if at.lo == at.hi { span } else { at },
         message: format!("malformed `tensor_lint::{name}` annotation: {e}"),
         label: label.into(),
+        unsure: false,
     }
 }
 

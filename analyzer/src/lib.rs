@@ -5,7 +5,7 @@
 //! through the alias oracle, whether two strided views can touch the same bytes.
 //!
 //! Invariants:
-//! - Depends on syntax (syn, with proc-macro2 for spans) and the solver (z3) only; it
+//! - Depends on syntax (syn, with proc-macro2 and quote) and the solver (z3) only; it
 //!   knows nothing of lints, levels, rendering or output formats.
 //! - One owner per fact: library names live in [`models`], facts per function in
 //!   [`dataflow`], overlap arithmetic in [`oracle`].

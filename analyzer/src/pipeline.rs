@@ -32,6 +32,7 @@ use crate::threads::WORKER_STACK_BYTES;
 pub struct CrateRoot<'a> {
     pub name: &'a str,
     pub root: &'a Path,
+    pub edition: crate::syntax::Edition,
     /// The name shown for a path.
     pub display: &'a (dyn Fn(&Path) -> String + Sync),
     /// Whether a file is skipped (with its child modules).
@@ -89,7 +90,7 @@ pub fn analyze_files<T: Send>(
     // names its file the same way on any number of threads.
     let threads = threads.max(1);
     let started = Instant::now();
-    let queue = Queue::new(PendingFile::root(krate.root));
+    let queue = Queue::new(PendingFile::root(krate.root, krate.edition));
     let (replies, from_workers) = channel::<Reply<T>>();
     std::thread::scope(|scope| {
         let mut workers: Vec<Sender<Command>> = Vec::new();
@@ -157,6 +158,7 @@ fn analyze_here<T>(
     let (parsed, load_errors) = crate::syntax::load_crate(
         krate.name,
         krate.root,
+        krate.edition,
         &mut sources,
         krate.display,
         krate.excluded,

@@ -198,6 +198,10 @@ pub struct SourceError {
     pub span: Span,
     pub message: String,
     pub label: String,
+    /// The input may well be fine and only this tool unable to read it (a syntax syn
+    /// does not know, a module file a macro or configuration would have found): such a
+    /// problem is reported as a warning, not an error that fails a build rustc passes.
+    pub unsure: bool,
 }
 
 #[cfg(test)]

@@ -121,11 +121,13 @@ impl Collector {
                     span: self.span(attr),
                     message: "`tensor_lint::allow` needs at least one lint name".into(),
                     label: "expected `allow(LINT, …)`".into(),
+                    unsure: false,
                 }),
                 Err(err) => self.errors.push(SourceError {
                     span: Span::from_proc_macro(self.file, err.span()),
                     message: format!("malformed `tensor_lint::allow`: {err}"),
                     label: "expected a lint name".into(),
+                    unsure: false,
                 }),
             }
         }
@@ -226,6 +228,7 @@ fn comment_allows(
                 span: Span::new(file.id, lo, hi),
                 message: "malformed `tensor-lint:` comment".into(),
                 label,
+                unsure: false,
             }),
         }
     });

@@ -12,7 +12,7 @@ use syn::visit::Visit;
 use tensor_lint_analyzer::models::table::every_name;
 
 /// Words of the Rust language itself, which no table models.
-const LANGUAGE_WORDS: &[&str] = &["self", "Self", "crate", "super", "_"];
+const LANGUAGE_WORDS: &[&str] = &["self", "Self", "crate", "super", "_", "macro_rules", "cfg"];
 
 /// The source files whose name tests are checked.
 fn checked_files() -> Vec<PathBuf> {

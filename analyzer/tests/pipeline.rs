@@ -49,6 +49,7 @@ fn analyze(root: &Path, threads: usize) -> Analyzed<(String, usize)> {
     let krate = CrateRoot {
         name: "spread",
         root,
+        edition: Default::default(),
         display: &display,
         excluded: &|_| false,
     };
@@ -116,6 +117,7 @@ fn a_panic_on_a_worker_reaches_the_caller() {
     let krate = CrateRoot {
         name: "spread",
         root: &root,
+        edition: Default::default(),
         display: &display,
         excluded: &|_| false,
     };

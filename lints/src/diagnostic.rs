@@ -45,6 +45,8 @@ impl Level {
 pub enum Severity {
     Error,
     Warning,
+    /// Something the user should know about the run, not a problem in the code.
+    Note,
 }
 
 impl Severity {
@@ -52,6 +54,7 @@ impl Severity {
         match self {
             Severity::Error => "error",
             Severity::Warning => "warning",
+            Severity::Note => "note",
         }
     }
 }

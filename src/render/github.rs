@@ -25,6 +25,7 @@ fn command(diagnostic: &Diagnostic, sources: &SourceMap) -> String {
     let name = match diagnostic.severity {
         Severity::Error => "error",
         Severity::Warning => "warning",
+        Severity::Note => "notice",
     };
     let mut properties: Vec<(&str, String)> = Vec::new();
     if let Some(location) = locate(sources, diagnostic.primary.span) {
@@ -107,7 +108,11 @@ mod tests {
                 },
             })
             .collect();
-        let report = Report { sources, findings };
+        let report = Report {
+            analysed: None,
+            sources,
+            findings,
+        };
         let mut out = Vec::new();
         write_report(&report, &mut out).expect("writing to a vector succeeds");
         String::from_utf8(out).expect("output is utf-8")

@@ -86,6 +86,7 @@ fn to_codespan(diagnostic: &Diagnostic, sources: &SourceMap) -> cs::Diagnostic<F
     let severity = match diagnostic.severity {
         Severity::Error => cs::Severity::Error,
         Severity::Warning => cs::Severity::Warning,
+        Severity::Note => cs::Severity::Note,
     };
     let mut rendered = cs::Diagnostic::new(severity).with_message(&diagnostic.message);
     if let Some(code) = &diagnostic.code {
@@ -299,6 +300,7 @@ mod tests {
             },
         }];
         let report = Report {
+            analysed: None,
             sources: &sources,
             findings,
         };

@@ -24,15 +24,29 @@ pub(crate) fn write_report(report: &Report<'_>, out: &mut dyn Write) -> io::Resu
     let finished = BuildFinished {
         reason: "build-finished",
         success: !report.has_errors(),
+        // Beside cargo's two fields (readers of cargo's messages ignore the others):
+        // what the run read, for CI logs and scripts.
+        tensor_lint: report.analysed.map(|a| Summary {
+            analysed_files: a.files,
+            analysed_lines: a.lines,
+        }),
     };
     serde_json::to_writer(&mut *out, &finished)?;
     writeln!(out)
 }
 
 #[derive(Serialize)]
+struct Summary {
+    analysed_files: usize,
+    analysed_lines: usize,
+}
+
+#[derive(Serialize)]
 struct BuildFinished {
     reason: &'static str,
     success: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tensor_lint: Option<Summary>,
 }
 
 #[derive(Serialize)]
@@ -196,6 +210,7 @@ fn level(severity: Severity) -> &'static str {
     match severity {
         Severity::Error => "error",
         Severity::Warning => "warning",
+        Severity::Note => "note",
     }
 }
 
@@ -269,6 +284,7 @@ mod tests {
             origin: origin(),
         };
         let report = Report {
+            analysed: None,
             sources: &sources,
             findings: vec![finding],
         };
@@ -331,6 +347,7 @@ mod tests {
             Label::new(span_of(id, "}"), ""),
         );
         let report = Report {
+            analysed: None,
             sources: &sources,
             findings: vec![Finding {
                 diagnostic: parse,
@@ -364,6 +381,7 @@ mod tests {
     fn an_empty_report_still_finishes_the_build() {
         let (sources, _) = sources();
         let report = Report {
+            analysed: None,
             sources: &sources,
             findings: Vec::new(),
         };

@@ -188,6 +188,7 @@ fn write_level(writer: &mut ColourWriter<'_>, severity: Severity) -> io::Result<
     let colour = match severity {
         Severity::Error => Color::Red,
         Severity::Warning => Color::Yellow,
+        Severity::Note => Color::Green,
     };
     writer.set_color(
         ColorSpec::new()
@@ -299,7 +300,11 @@ mod tests {
                 },
             })
             .collect();
-        Report { sources, findings }
+        Report {
+            analysed: None,
+            sources,
+            findings,
+        }
     }
 
     #[test]

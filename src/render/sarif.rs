@@ -43,6 +43,16 @@ struct Run {
     tool: Tool,
     results: Vec<SarifResult>,
     column_kind: &'static str,
+    /// What the run read: `{"analysedFiles": N, "analysedLines": M}`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    properties: Option<RunProperties>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RunProperties {
+    analysed_files: usize,
+    analysed_lines: usize,
 }
 
 #[derive(Serialize)]
@@ -195,6 +205,10 @@ fn log(report: &Report<'_>) -> Log {
             },
             results,
             column_kind: "unicodeCodePoints",
+            properties: report.analysed.map(|a| RunProperties {
+                analysed_files: a.files,
+                analysed_lines: a.lines,
+            }),
         }],
     }
 }
@@ -275,6 +289,7 @@ fn result(
         level: match diagnostic.severity {
             Severity::Error => "error",
             Severity::Warning => "warning",
+            Severity::Note => "note",
         },
         message: Text {
             text: message_text(diagnostic),
@@ -424,7 +439,11 @@ mod tests {
     use tensor_lint_lints::diagnostic::Label;
 
     fn render(sources: &SourceMap, findings: Vec<Finding>) -> Value {
-        let report = Report { sources, findings };
+        let report = Report {
+            analysed: None,
+            sources,
+            findings,
+        };
         let mut out = Vec::new();
         write_report(&report, &mut out).expect("writing to a vector succeeds");
         serde_json::from_slice(&out).expect("the log is one json document")

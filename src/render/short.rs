@@ -90,6 +90,7 @@ mod tests {
             Label::new(Span::new(id, 38, 39), "here"),
         );
         let report = Report {
+            analysed: None,
             sources: &sources,
             findings: vec![finding(leak), finding(parse)],
         };
@@ -105,6 +106,7 @@ mod tests {
     fn no_findings_print_nothing() {
         let (sources, _) = sources();
         let report = Report {
+            analysed: None,
             sources: &sources,
             findings: Vec::new(),
         };
@@ -120,6 +122,7 @@ mod tests {
             Label::new(Span::new(id, 0, 2), "here"),
         );
         let report = Report {
+            analysed: None,
             sources: &sources,
             findings: vec![finding(leak)],
         };

@@ -2,6 +2,7 @@
 //! what written types ([`ty`]) and integer expressions ([`int`]) say.
 
 pub mod int;
+pub mod item_macros;
 pub mod ty;
 
 use std::collections::HashSet;
@@ -26,24 +27,97 @@ pub struct CrateSources {
     pub files: Vec<ParsedFile>,
 }
 
-/// Parses `text` (the contents of `file`) as a Rust source file.
+/// The Rust edition a crate is written in, as far as parsing cares.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Edition {
+    /// Rust 2015: `async`, `await` and `try` are plain names.
+    E2015,
+    /// Rust 2018 and later.
+    #[default]
+    E2018,
+}
+
+impl Edition {
+    /// The edition cargo names `name` (`"2015"`, `"2021"`, ...).
+    pub fn from_cargo(name: &str) -> Edition {
+        if name == "2015" {
+            Edition::E2015
+        } else {
+            Edition::E2018
+        }
+    }
+}
+
+/// Parses `text` (the contents of `file`) as a Rust 2018 (or later) source file.
 ///
 /// A leading shebang and a byte-order mark are accepted, as rustc accepts them.
 pub fn parse_file(file: FileId, text: &str) -> Result<syn::File, SourceError> {
+    parse_file_in(file, text, Edition::E2018)
+}
+
+/// Parses `text` as a source file of `edition`.
+pub fn parse_file_in(file: FileId, text: &str, edition: Edition) -> Result<syn::File, SourceError> {
     let blanked = crate::lexical::blank_doc_comments(text);
-    syn::parse_file(blanked.as_deref().unwrap_or(text)).map_err(|err| {
-        // The tokenizer fails with one message for every lexical problem; find the
-        // delimiter or literal at fault ourselves so the error points at it.
-        if let Some(problem) = crate::lexical::scan(text, |_| {}) {
-            return delimiter_error(file, text, problem);
+    let readable = blanked.as_deref().unwrap_or(text);
+    let mut parsed = syn::parse_file(readable);
+    if parsed.is_err() && edition == Edition::E2015 {
+        // syn reads Rust 2018; the 2015 names that are keywords there are made raw
+        // identifiers, which keep their spans.
+        if let Ok(ast) = parse_2015(readable) {
+            parsed = Ok(ast);
         }
-        let span = widen_empty(file, text, Span::from_proc_macro(file, err.span()));
-        SourceError {
-            span,
-            message: format!("this file does not parse as Rust: {err}"),
-            label: err.to_string(),
-        }
-    })
+    }
+    parsed
+        .map(|mut ast| {
+            item_macros::splice_item_macros(&mut ast.items);
+            ast
+        })
+        .map_err(|err| {
+            // The tokenizer fails with one message for every lexical problem; find the
+            // delimiter or literal at fault ourselves so the error points at it.
+            if let Some(problem) = crate::lexical::scan(text, |_| {}) {
+                return delimiter_error(file, text, problem);
+            }
+            let span = widen_empty(file, text, Span::from_proc_macro(file, err.span()));
+            SourceError {
+                span,
+                message: format!("this file does not parse as Rust: {err}"),
+                label: err.to_string(),
+                unsure: true,
+            }
+        })
+}
+
+/// `text` parsed with `async`, `await` and `try` read as names, as Rust 2015 reads them.
+fn parse_2015(text: &str) -> syn::Result<syn::File> {
+    fn raw_names(tokens: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
+        use proc_macro2::{Group, Ident, TokenTree};
+        tokens
+            .into_iter()
+            .map(|t| match t {
+                TokenTree::Ident(i)
+                    if ["async", "await", "try"].contains(&i.to_string().as_str()) =>
+                {
+                    TokenTree::Ident(Ident::new_raw(&i.to_string(), i.span()))
+                }
+                TokenTree::Group(g) => {
+                    let mut inner = Group::new(g.delimiter(), raw_names(g.stream()));
+                    inner.set_span(g.span());
+                    TokenTree::Group(inner)
+                }
+                other => other,
+            })
+            .collect()
+    }
+    // What `syn::parse_file` skips: a byte-order mark and a shebang line, blanked so
+    // that every byte keeps its offset.
+    let mut text = text.replacen('\u{feff}', "   ", 1);
+    if text.starts_with("#!") && !text.starts_with("#![") {
+        let end = text.find('\n').unwrap_or(text.len());
+        text.replace_range(..end, &" ".repeat(end));
+    }
+    let tokens: proc_macro2::TokenStream = text.parse()?;
+    syn::parse2(raw_names(tokens))
 }
 
 fn delimiter_error(file: FileId, text: &str, problem: DelimiterError) -> SourceError {
@@ -53,6 +127,7 @@ fn delimiter_error(file: FileId, text: &str, problem: DelimiterError) -> SourceE
             span: one_char(open),
             message: "this file contains an unclosed delimiter".into(),
             label: "unclosed delimiter".into(),
+            unsure: false,
         },
         DelimiterError::Mismatched { close, open } => SourceError {
             span: one_char(close),
@@ -64,11 +139,13 @@ fn delimiter_error(file: FileId, text: &str, problem: DelimiterError) -> SourceE
                 }
                 None => "nothing is open here".into(),
             },
+            unsure: false,
         },
         DelimiterError::Unterminated { start } => SourceError {
             span: one_char(start),
             message: "this file contains an unterminated literal or comment".into(),
             label: "starts here and runs to the end of the file".into(),
+            unsure: false,
         },
     }
 }
@@ -99,13 +176,14 @@ fn widen_empty(file: FileId, text: &str, span: Span) -> Span {
 pub fn load_crate(
     name: &str,
     root: &Path,
+    edition: Edition,
     sources: &mut SourceMap,
     display: &dyn Fn(&Path) -> String,
     excluded: &dyn Fn(&Path) -> bool,
 ) -> (CrateSources, Vec<SourceError>) {
     let mut records = Vec::new();
     let mut parsed = Vec::new();
-    let mut pending = vec![PendingFile::root(root)];
+    let mut pending = vec![PendingFile::root(root, edition)];
     // Depth-first in source order: the first claim of a file is its smallest key.
     let mut claims = Claims::default();
     while let Some(next) = pending.pop() {
@@ -189,6 +267,7 @@ impl Claims {
             span: Span::new(FileId(0), 0, 0),
             message: format!("this crate mounts more than {MAX_FILES} module files"),
             label: "the modules beyond the limit are not read".into(),
+            unsure: false,
         })
     }
 }
@@ -206,6 +285,8 @@ pub(crate) struct PendingFile {
     key: Vec<u32>,
     /// Canonical paths of the files that declared this one: a symlink loop stops here.
     ancestors: Vec<PathBuf>,
+    /// The crate's edition, which every module file shares.
+    edition: Edition,
 }
 
 impl PendingFile {
@@ -213,7 +294,7 @@ impl PendingFile {
         &self.path
     }
 
-    pub(crate) fn root(path: &Path) -> PendingFile {
+    pub(crate) fn root(path: &Path, edition: Edition) -> PendingFile {
         PendingFile {
             path: path.to_path_buf(),
             module_path: Vec::new(),
@@ -221,6 +302,7 @@ impl PendingFile {
             declared_at: None,
             key: Vec::new(),
             ancestors: Vec::new(),
+            edition,
         }
     }
 }
@@ -294,6 +376,7 @@ pub(crate) fn load_pending(
                 span,
                 message: format!("cannot read `{shown}`: {err}"),
                 label: "this module's file cannot be read".into(),
+                unsure: false,
             });
             return unparsed(record);
         }
@@ -308,12 +391,13 @@ pub(crate) fn load_pending(
                 span: Span::new(file, at, end),
                 message: format!("`{shown}` is not valid UTF-8"),
                 label: "invalid UTF-8 here".into(),
+                unsure: false,
             });
             record.text = Some(text);
             return unparsed(record);
         }
     };
-    let ast = match parse_file(file, &text) {
+    let ast = match parse_file_in(file, &text, pending.edition) {
         Ok(ast) => ast,
         Err(err) => {
             record.errors.push(err);
@@ -323,34 +407,40 @@ pub(crate) fn load_pending(
     };
     record.text = Some(text);
     let dir = child_dir(path, pending.dir);
+    // `#[path]` on a module declared at the file's top level is relative to the file's
+    // own folder, whatever kind of file it is.
+    let file_dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
     let mut mods = Vec::new();
-    collect_out_of_line_mods(&ast.items, file, &dir, &pending.module_path, &mut mods);
+    let places = ModPlaces {
+        file,
+        dir: &dir,
+        path_dir: &file_dir,
+    };
+    collect_out_of_line_mods(&ast.items, &places, &pending.module_path, &mut mods);
     let mut ancestors = pending.ancestors.clone();
     ancestors.push(record.canonical.clone());
     let mut children = Vec::new();
     for child in mods {
-        match resolve_mod_file(&child) {
-            Some(child_path) => {
-                let mut key = pending.key.clone();
-                key.push(children.len() as u32);
-                children.push(PendingFile {
-                    // `foo/mod.rs` keeps its children beside it, like a crate root.
-                    dir: if child_path.file_name().is_some_and(|n| n == "mod.rs") {
-                        ModDir::Sibling
-                    } else {
-                        child.next_dir
-                    },
-                    path: child_path,
-                    module_path: child.module_path,
-                    declared_at: Some(child.span),
-                    key,
-                    ancestors: ancestors.clone(),
-                });
-            }
+        let files = resolve_mod_files(&child);
+        for (child_path, dir) in &files {
+            let mut key = pending.key.clone();
+            key.push(children.len() as u32);
+            children.push(PendingFile {
+                dir: *dir,
+                path: child_path.clone(),
+                module_path: child.module_path.clone(),
+                declared_at: Some(child.span),
+                edition: pending.edition,
+                key,
+                ancestors: ancestors.clone(),
+            });
+        }
+        match files.is_empty() {
+            false => {}
             // Under `#[cfg(...)]` the module may be compiled out, and then rustc
             // never looks for its file: without evaluating cfgs, say nothing.
-            None if child.cfg_gated => {}
-            None => record.errors.push(SourceError {
+            true if child.cfg_gated => {}
+            true => record.errors.push(SourceError {
                 span: child.span,
                 message: format!("file not found for module `{}`", child.name),
                 label: format!(
@@ -358,6 +448,7 @@ pub(crate) fn load_pending(
                     display(&child.dir.join(format!("{}.rs", child.name))),
                     display(&child.dir.join(&child.name).join("mod.rs"))
                 ),
+                unsure: true,
             }),
         }
     }
@@ -422,8 +513,12 @@ struct ChildMod {
     name: String,
     module_path: Vec<String>,
     dir: PathBuf,
+    /// The folder a `#[path]` is relative to.
+    path_dir: PathBuf,
+    /// The file `#[path]` names.
     path_attr: Option<String>,
-    next_dir: ModDir,
+    /// The files `#[cfg_attr(.., path = ..)]` names: alternatives to the default file.
+    configured_paths: Vec<String>,
     span: Span,
     /// The declaration carries `#[cfg(...)]` (or `#[cfg_attr(...)]`).
     cfg_gated: bool,
@@ -440,42 +535,54 @@ fn child_dir(path: &Path, dir: ModDir) -> PathBuf {
     }
 }
 
+/// Where the modules declared in one file (or inline module) are looked for.
+struct ModPlaces<'p> {
+    file: FileId,
+    /// Where `mod x;` looks for `x.rs` and `x/mod.rs`.
+    dir: &'p Path,
+    /// What a `#[path]` is relative to.
+    path_dir: &'p Path,
+}
+
 fn collect_out_of_line_mods(
     items: &[syn::Item],
-    file: FileId,
-    dir: &Path,
+    places: &ModPlaces<'_>,
     module_path: &[String],
     out: &mut Vec<ChildMod>,
 ) {
+    use syn::ext::IdentExt;
     for item in items {
         let syn::Item::Mod(module) = item else {
             continue;
         };
-        let name = module.ident.to_string();
+        // `mod r#async;` is the file `async.rs`; paths in the code still say `r#async`.
+        let name = module.ident.unraw().to_string();
         let mut child_path = module_path.to_vec();
-        child_path.push(name.clone());
-        let path_attr = path_attribute(&module.attrs);
+        child_path.push(module.ident.to_string());
+        let (path_attr, configured_paths) = path_attributes(&module.attrs);
         match &module.content {
             Some((_, inner)) => {
                 // Out-of-line children of an inline module live in a folder named after it
-                // (or at its `#[path]`).
+                // (or at its `#[path]`), and so do the `#[path]`s inside it.
                 let inner_dir = match &path_attr {
-                    Some(p) => dir.join(p),
-                    None => dir.join(&name),
+                    Some(p) => places.dir.join(p),
+                    None => places.dir.join(&name),
                 };
-                collect_out_of_line_mods(inner, file, &inner_dir, &child_path, out);
+                let inner_places = ModPlaces {
+                    file: places.file,
+                    dir: &inner_dir,
+                    path_dir: &inner_dir,
+                };
+                collect_out_of_line_mods(inner, &inner_places, &child_path, out);
             }
             None => out.push(ChildMod {
-                next_dir: if path_attr.is_some() {
-                    ModDir::Sibling
-                } else {
-                    ModDir::Own
-                },
                 name,
                 module_path: child_path,
-                dir: dir.to_path_buf(),
+                dir: places.dir.to_path_buf(),
+                path_dir: places.path_dir.to_path_buf(),
                 path_attr,
-                span: Span::from_proc_macro(file, syn::spanned::Spanned::span(module)),
+                configured_paths,
+                span: Span::from_proc_macro(places.file, syn::spanned::Spanned::span(module)),
                 cfg_gated: module
                     .attrs
                     .iter()
@@ -485,34 +592,70 @@ fn collect_out_of_line_mods(
     }
 }
 
-fn path_attribute(attrs: &[syn::Attribute]) -> Option<String> {
-    attrs.iter().find_map(|attr| {
-        let syn::Meta::NameValue(nv) = &attr.meta else {
-            return None;
-        };
-        if !nv.path.is_ident("path") {
-            return None;
+/// The file named by `#[path = ".."]`, and those named by `#[cfg_attr(PRED, path = "..")]`
+/// in the order written: the configuration decides which one rustc reads.
+fn path_attributes(attrs: &[syn::Attribute]) -> (Option<String>, Vec<String>) {
+    let mut plain = None;
+    let mut configured = Vec::new();
+    for attr in attrs {
+        match &attr.meta {
+            syn::Meta::NameValue(nv) if nv.path.is_ident("path") => {
+                plain = plain.or(string_value(&nv.value));
+            }
+            syn::Meta::List(list) if list.path.is_ident("cfg_attr") => {
+                let metas = list.parse_args_with(
+                    syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated,
+                );
+                for meta in metas.into_iter().flatten().skip(1) {
+                    if let syn::Meta::NameValue(nv) = meta {
+                        if nv.path.is_ident("path") {
+                            configured.extend(string_value(&nv.value));
+                        }
+                    }
+                }
+            }
+            _ => {}
         }
-        match &nv.value {
-            syn::Expr::Lit(syn::ExprLit {
-                lit: syn::Lit::Str(s),
-                ..
-            }) => Some(s.value()),
-            _ => None,
-        }
-    })
+    }
+    (plain, configured)
 }
 
-fn resolve_mod_file(child: &ChildMod) -> Option<PathBuf> {
+fn string_value(e: &syn::Expr) -> Option<String> {
+    match e {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(s),
+            ..
+        }) => Some(s.value()),
+        _ => None,
+    }
+}
+
+/// The files a module declaration reads: the one a plain `#[path]` names (existing or
+/// not, as rustc reads it), or else every alternative that exists, the files named by
+/// `#[cfg_attr(.., path = ..)]` and the default `NAME.rs` / `NAME/mod.rs`, so that code
+/// for each configuration is analysed. Empty when none exists.
+/// Each file comes with where its own children live: beside a file named by a path
+/// attribute or a `mod.rs`, in a folder named after a plain `NAME.rs`.
+fn resolve_mod_files(child: &ChildMod) -> Vec<(PathBuf, ModDir)> {
     if let Some(p) = &child.path_attr {
-        return Some(child.dir.join(p));
+        return vec![(child.path_dir.join(p), ModDir::Sibling)];
     }
+    let mut found: Vec<(PathBuf, ModDir)> = child
+        .configured_paths
+        .iter()
+        .map(|p| child.path_dir.join(p))
+        .filter(|p| p.is_file())
+        .map(|p| (p, ModDir::Sibling))
+        .collect();
     let flat = child.dir.join(format!("{}.rs", child.name));
-    if flat.is_file() {
-        return Some(flat);
-    }
     let nested = child.dir.join(&child.name).join("mod.rs");
-    nested.is_file().then_some(nested)
+    if flat.is_file() {
+        found.push((flat, ModDir::Own));
+    } else if nested.is_file() {
+        found.push((nested, ModDir::Sibling));
+    }
+    found.dedup_by(|a, b| a.0 == b.0);
+    found
 }
 
 #[cfg(test)]
@@ -561,6 +704,7 @@ mod tests {
         let (krate, errors) = load_crate(
             "demo",
             &dir.join("src/lib.rs"),
+            Edition::default(),
             &mut sources,
             &display,
             &|_| false,

@@ -1,0 +1,178 @@
+//! What a run reads, and that the order it is given things in changes nothing: modules
+//! declared inside macros, `cfg_if!`/`cfg_select!` branches, `#[path]` and
+//! `#[cfg_attr(.., path = ..)]`, raw identifiers; the count of files and lines in every
+//! format; the note naming what no module declaration reaches; and byte-identical output
+//! whatever the order of loose files or of `mod` declarations.
+
+mod common;
+
+use common::{bin, package, scratch};
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+fn fixture() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/crates/module_coverage")
+}
+
+fn text(output: &Output) -> String {
+    format!(
+        "{}{}status {:?}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr),
+        output.status.code()
+    )
+}
+
+#[test]
+fn modules_declared_inside_macros_and_by_attributes_are_all_read() {
+    let output = bin()
+        .arg("--manifest-path")
+        .arg(fixture().join("Cargo.toml"))
+        .args(["--timings", "--color=never"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&output.stderr);
+    // Every file but the orphan: lib, kernels (inside `cfg_fast!`), its `#[path]` child,
+    // both `cfg_if!` branches, both `cfg_select!` arms, both files of the `cfg_attr`
+    // module and `r#async`.
+    assert!(err.contains("10 files, 86 lines"), "{err}");
+    // The leak in a module declared inside a macro is found.
+    assert!(err.contains("--> src/kernels.rs:9:22"), "{err}");
+    assert!(
+        err.contains("note: 1 file under `src/` was not analysed"),
+        "{err}"
+    );
+    assert!(err.contains("not analysed: `src/orphan.rs`"), "{err}");
+    assert!(!err.contains("file not found"), "{err}");
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "a note and a warning fail nothing"
+    );
+}
+
+#[test]
+fn json_and_sarif_say_how_much_was_analysed() {
+    let run = |format: &str| {
+        let output = bin()
+            .arg("--manifest-path")
+            .arg(fixture().join("Cargo.toml"))
+            .args(["--message-format", format])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    let json = run("json");
+    let lines: Vec<serde_json::Value> = json
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
+        .collect();
+    let last = lines.last().expect("a build-finished line");
+    assert_eq!(
+        *last,
+        serde_json::json!({"reason": "build-finished", "success": true,
+            "tensor_lint": {"analysed_files": 10, "analysed_lines": 86}})
+    );
+    let note = lines
+        .iter()
+        .find(|l| l["message"]["level"] == "note")
+        .expect("the unreached note is a compiler message");
+    assert_eq!(note["message"]["spans"][0]["file_name"], "src/lib.rs");
+    let sarif: serde_json::Value = serde_json::from_str(&run("sarif")).expect("one document");
+    assert_eq!(
+        sarif["runs"][0]["properties"],
+        serde_json::json!({"analysedFiles": 10, "analysedLines": 86})
+    );
+}
+
+/// A small crate of modules with a finding in a child module, as loose files.
+const LIB: &str = "mod kernels;\nmod stats;\n";
+const KERNELS: &str = "mod blur;\npub fn k(n: usize) {\n    let l = std::alloc::Layout::array::<f32>(n).unwrap();\n    let p = unsafe { std::alloc::alloc(l) };\n    if n == 0 { return; }\n    unsafe { std::alloc::dealloc(p, l) };\n}\n";
+const BLUR: &str = "pub fn b(n: usize) {\n    let l = std::alloc::Layout::array::<u8>(n).unwrap();\n    let p = unsafe { std::alloc::alloc(l) };\n    if n == 1 { return; }\n    unsafe { std::alloc::dealloc(p, l) };\n}\n";
+const STATS: &str = "pub fn s(v: &mut Vec<u64>) { v.push(1); }\n";
+
+#[test]
+fn loose_files_give_the_same_output_in_any_order() {
+    let dir = scratch(
+        "coverage",
+        &[
+            ("src/lib.rs", LIB),
+            ("src/kernels.rs", KERNELS),
+            ("src/kernels/blur.rs", BLUR),
+            ("src/stats.rs", STATS),
+        ],
+    );
+    let files = [
+        "src/lib.rs",
+        "src/kernels.rs",
+        "src/kernels/blur.rs",
+        "src/stats.rs",
+    ];
+    let orders: [[usize; 4]; 5] = [
+        [0, 1, 2, 3],
+        [3, 2, 1, 0],
+        [1, 2, 0, 3],
+        [2, 0, 3, 1],
+        [1, 3, 2, 0],
+    ];
+    let mut outputs = Vec::new();
+    for format in ["human", "json"] {
+        for order in orders {
+            let output = bin()
+                .current_dir(&dir)
+                .args(["--color=never", "--message-format", format])
+                .args(order.map(|k| files[k]))
+                .output()
+                .unwrap();
+            outputs.push((format, order, text(&output)));
+        }
+    }
+    for (format, order, out) in &outputs {
+        let first = outputs.iter().find(|(f, _, _)| f == format).unwrap();
+        assert_eq!(out, &first.2, "{format} output differs for order {order:?}");
+    }
+    let human = &outputs[0].2;
+    // Each module is read from the file that declares it: no child is looked for
+    // beside a module file taken for a root.
+    assert!(!human.contains("file not found"), "{human}");
+    assert_eq!(
+        human.matches("warning[tensor_lint::leak]").count(),
+        2,
+        "{human}"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn the_order_of_mod_declarations_does_not_change_the_output() {
+    let crate_with = |lib: &str| {
+        scratch(
+            "coverage",
+            &[
+                ("Cargo.toml", &package("ordered")),
+                ("src/lib.rs", lib),
+                ("src/kernels.rs", KERNELS),
+                ("src/kernels/blur.rs", BLUR),
+                ("src/stats.rs", STATS),
+            ],
+        )
+    };
+    let run = |dir: &Path| {
+        let output = bin()
+            .current_dir(dir)
+            .args(["--color=never", "--message-format", "json"])
+            .output()
+            .unwrap();
+        // The package id names the scratch folder, which differs between the two.
+        text(&output).replace(&dir.display().to_string(), "DIR")
+    };
+    let a = crate_with("mod kernels;\nmod stats;\n");
+    let b = crate_with("mod stats;\nmod kernels;\n");
+    let (out_a, out_b) = (run(&a), run(&b));
+    assert!(out_a.contains("src/kernels/blur.rs"), "{out_a}");
+    // Line numbers of lib.rs do not appear: the findings are in the modules.
+    assert_eq!(out_a, out_b);
+    let _ = std::fs::remove_dir_all(a);
+    let _ = std::fs::remove_dir_all(b);
+}
