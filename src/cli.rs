@@ -13,7 +13,7 @@ use crate::config::suggest_lint;
 use crate::driver::{self, Invocation, LevelFlag};
 use crate::error::ToolError;
 use crate::render::MessageFormat;
-use crate::workspace::Inputs;
+use crate::workspace::{Features, Inputs};
 
 fn command() -> Command {
     let level_arg = |id: &'static str, short: char, long: &'static str, help: &'static str| {
@@ -39,6 +39,12 @@ fn command() -> Command {
             .help("Check every package of the workspace"))
         .arg(Arg::new("all-targets").long("all-targets").action(ArgAction::SetTrue)
             .help("Check tests, benches and examples too (as `cargo check --all-targets`)"))
+        .arg(Arg::new("features").short('F').long("features").value_name("FEATURES").action(ArgAction::Append)
+            .help("Features to take as enabled, space or comma separated (as cargo's `--features`)"))
+        .arg(Arg::new("all-features").long("all-features").action(ArgAction::SetTrue)
+            .help("Take every feature as enabled"))
+        .arg(Arg::new("no-default-features").long("no-default-features").action(ArgAction::SetTrue)
+            .help("Do not take the `default` feature as enabled"))
         .arg(Arg::new("message-format").long("message-format").value_name("FMT")
             .value_parser(["human", "short", "json", "sarif", "github"]).default_value("human")
             .help("Output format"))
@@ -112,10 +118,13 @@ fn invocation(matches: &ArgMatches) -> Result<Invocation, ToolError> {
         && (manifest_path.is_some()
             || !packages.is_empty()
             || matches.get_flag("workspace")
-            || matches.get_flag("all-targets"))
+            || matches.get_flag("all-targets")
+            || matches.contains_id("features")
+            || matches.get_flag("all-features")
+            || matches.get_flag("no-default-features"))
     {
         return Err(ToolError::usage(
-            "loose files cannot be combined with `--manifest-path`, `-p` or `--workspace`",
+            "loose files cannot be combined with `--manifest-path`, `-p`, `--workspace` or features",
             Some("either check files on their own, or check a Cargo project".into()),
         ));
     }
@@ -134,6 +143,18 @@ fn invocation(matches: &ArgMatches) -> Result<Invocation, ToolError> {
             packages,
             workspace: matches.get_flag("workspace"),
             all_targets: matches.get_flag("all-targets"),
+            features: Features {
+                named: matches
+                    .get_many::<String>("features")
+                    .into_iter()
+                    .flatten()
+                    .flat_map(|f| f.split([' ', ',']))
+                    .filter(|f| !f.is_empty())
+                    .map(str::to_string)
+                    .collect(),
+                all: matches.get_flag("all-features"),
+                no_default: matches.get_flag("no-default-features"),
+            },
         }
     } else {
         Inputs::Files(files)

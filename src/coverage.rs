@@ -93,7 +93,7 @@ pub fn unreached_note(
             format!("{count} {files} under `src/` {were} not analysed"),
             Label::new(
                 Span::new(root, 0, 0),
-                "no module declaration reached from this root names them",
+                "no module declaration compiled in this configuration names them",
             ),
         )
         .with_note(format!("not analysed: {}", names.join(", ")))

@@ -150,11 +150,12 @@ fn dump_ir(target: &str) -> Result<ExitCode, ToolError> {
         "dump",
         &path,
         syntax::Edition::default(),
+        &loose_cfg(),
         &mut sources,
         &display,
         &|_| false,
     );
-    let ir = analyze_crate(&krate, &sources, &analysis_options(&config));
+    let ir = analyze_crate(&krate, &sources, &analysis_options(&config, &loose_cfg()));
     let mut out =
         tensor_lint_analyzer::ir::dump::dump_ir(&ir, &sources, function.filter(|f| !f.is_empty()));
     for error in errors.iter().chain(&ir.errors) {
@@ -529,13 +530,17 @@ fn check_unit(
         excluded: &excluded,
     };
     let fail_on = injected_failure().filter(|v| !v.starts_with("fn:"));
-    let analyzed =
-        pipeline::analyze_files(&root, &analysis_options(config), threads, &|file, ast| {
+    let analyzed = pipeline::analyze_files(
+        &root,
+        &analysis_options(config, &unit.cfg),
+        threads,
+        &|file, ast| {
             if fail_on.is_some_and(|name| file.display.ends_with(name)) {
                 panic!("failure injected by {INJECT_FAILURE_ENV}");
             }
             suppress::collect(file, ast)
-        });
+        },
+    );
     *sources = analyzed.sources;
     timings.parse += analyzed.parse_time;
     timings.lower += analyzed.lower_time;
@@ -633,7 +638,7 @@ pub fn check_text(display: &str, text: String) -> (SourceMap, Vec<Diagnostic>) {
     };
     let config = Config::new(PathBuf::new());
     let (regions, suppress_errors) = suppressions(&krate, &sources);
-    let ir = analyze_crate(&krate, &sources, &analysis_options(&config));
+    let ir = analyze_crate(&krate, &sources, &analysis_options(&config, &loose_cfg()));
     let analysis = Analysis {
         ir: &ir,
         load_errors: &errors,
@@ -644,8 +649,17 @@ pub fn check_text(display: &str, text: String) -> (SourceMap, Vec<Diagnostic>) {
     (sources, diagnostics)
 }
 
-fn analysis_options(config: &Config) -> AnalysisOptions {
+/// What is known of how a file on its own is compiled: no test code, any feature.
+fn loose_cfg() -> syntax::cfg::CfgSet {
+    syntax::cfg::CfgSet {
+        features: None,
+        test: Some(false),
+    }
+}
+
+fn analysis_options(config: &Config, cfg: &syntax::cfg::CfgSet) -> AnalysisOptions {
     AnalysisOptions {
+        cfg: cfg.clone(),
         cache_line_bytes: config.cache_line_bytes,
         models: Models::new(&config.models),
     }
@@ -727,16 +741,21 @@ pub fn apply_level(
         None if lint.possible_is_warn && !finding.proven && lint.default_level == Level::Deny => (
             Level::Warn,
             format!(
-                "`#[warn({})]` on by default for overlaps that are possible but not proven",
-                lint.code()
+                "`{}` warns by default when the overlap is possible but not proven; `// tensor-lint: allow({})` on the line before silences this finding",
+                lint.code(),
+                lint.name
             ),
         ),
         None => (
             lint.default_level,
             format!(
-                "`#[{}({})]` on by default",
-                lint.default_level.as_str(),
-                lint.code()
+                "`{}` {} by default; `// tensor-lint: allow({})` on the line before silences this finding",
+                lint.code(),
+                match lint.default_level {
+                    Level::Deny => "is an error",
+                    _ => "warns",
+                },
+                lint.name
             ),
         ),
     };

@@ -5,6 +5,8 @@ use std::path::{Path, PathBuf};
 
 use cargo_metadata::{Metadata, MetadataCommand, Package, TargetKind};
 
+use tensor_lint_analyzer::syntax::cfg::CfgSet;
+
 use crate::config::Config;
 use crate::error::ToolError;
 use crate::report::Origin;
@@ -20,13 +22,50 @@ pub enum Inputs {
         workspace: bool,
         /// Tests, benches and examples too, not only libraries and binaries.
         all_targets: bool,
+        features: Features,
     },
+}
+
+/// Which cargo features to take as enabled, as cargo's flags say.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Features {
+    pub named: Vec<String>,
+    pub all: bool,
+    pub no_default: bool,
+}
+
+impl Features {
+    /// The features of `package` these flags enable, each with the features it enables
+    /// in turn (`default = ["std"]`, `std = ["alloc"]`).
+    fn enabled(&self, package: &Package) -> std::collections::BTreeSet<String> {
+        let mut on = std::collections::BTreeSet::new();
+        let mut work: Vec<String> = if self.all {
+            package.features.keys().cloned().collect()
+        } else {
+            self.named.clone()
+        };
+        if !self.no_default {
+            work.push("default".into());
+        }
+        while let Some(feature) = work.pop() {
+            // `dep:name` and `name/feature` name dependencies, not features of ours.
+            if feature.starts_with("dep:") || feature.contains('/') || !on.insert(feature.clone()) {
+                continue;
+            }
+            if let Some(implied) = package.features.get(&feature) {
+                work.extend(implied.iter().cloned());
+            }
+        }
+        on
+    }
 }
 
 /// One crate to check: a cargo target or a loose file.
 #[derive(Clone, Debug)]
 pub struct Unit {
     pub crate_name: String,
+    /// The features and test flag it is compiled with, as far as known.
+    pub cfg: CfgSet,
     pub root_file: PathBuf,
     pub origin: Origin,
     pub config: Config,
@@ -42,7 +81,14 @@ pub fn units(inputs: &Inputs) -> Result<Vec<Unit>, ToolError> {
             packages,
             workspace,
             all_targets,
-        } => cargo_units(manifest_path.as_deref(), packages, *workspace, *all_targets),
+            features,
+        } => cargo_units(
+            manifest_path.as_deref(),
+            packages,
+            *workspace,
+            *all_targets,
+            features,
+        ),
     }
 }
 
@@ -84,6 +130,12 @@ fn loose_files(files: &[PathBuf]) -> Result<Vec<Unit>, ToolError> {
                 crate_name: name,
                 root_file: file.clone(),
                 config: config.clone(),
+                // A loose file has no package to name its features; `rustc FILE.rs`
+                // compiles no test code.
+                cfg: CfgSet {
+                    features: None,
+                    test: Some(false),
+                },
                 // Loose files are shown as given.
                 display_base: PathBuf::new(),
             })
@@ -96,6 +148,7 @@ fn cargo_units(
     packages: &[String],
     workspace: bool,
     all_targets: bool,
+    features: &Features,
 ) -> Result<Vec<Unit>, ToolError> {
     let manifest = match manifest_path {
         Some(path) => {
@@ -117,10 +170,27 @@ fn cargo_units(
     for package in selected {
         let manifest_path = package.manifest_path.clone().into_std_path_buf();
         let config = workspace_config.for_package(&manifest_path)?;
+        let enabled = features.enabled(package);
         for target in &package.targets {
             if !selected_target(&target.kind, all_targets) {
                 continue;
             }
+            // Tests and benches are built with `cfg(test)`; with `--all-targets` cargo
+            // also checks libraries and binaries as unit tests, so either may hold.
+            let test_harness = target
+                .kind
+                .iter()
+                .any(|k| matches!(k, TargetKind::Test | TargetKind::Bench));
+            let cfg = CfgSet {
+                features: Some(enabled.clone()),
+                test: if test_harness {
+                    Some(true)
+                } else if all_targets {
+                    None
+                } else {
+                    Some(false)
+                },
+            };
             units.push(Unit {
                 crate_name: target.name.replace('-', "_"),
                 root_file: target.src_path.clone().into_std_path_buf(),
@@ -134,6 +204,7 @@ fn cargo_units(
                     edition: target.edition.as_str().to_string(),
                 },
                 config: config.clone(),
+                cfg,
                 display_base: root.clone(),
             });
         }

@@ -176,3 +176,51 @@ fn the_order_of_mod_declarations_does_not_change_the_output() {
     let _ = std::fs::remove_dir_all(a);
     let _ = std::fs::remove_dir_all(b);
 }
+
+/// A crate whose leak is in code of a feature that is off by default.
+fn featured_crate() -> PathBuf {
+    scratch(
+        "coverage",
+        &[
+            (
+                "Cargo.toml",
+                "[package]\nname = \"featured\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[features]\ndefault = [\"std\"]\nstd = []\ngpu = [\"staging\"]\nstaging = []\n",
+            ),
+            (
+                "src/lib.rs",
+                "#[cfg(feature = \"staging\")]\nmod staging;\n\n#[cfg(feature = \"std\")]\npub fn on(n: usize) -> usize { n }\n",
+            ),
+            (
+                "src/staging.rs",
+                "pub fn stage(n: usize) {\n    let l = std::alloc::Layout::array::<f32>(n).unwrap();\n    let p = unsafe { std::alloc::alloc(l) };\n    if n == 0 { return; }\n    unsafe { std::alloc::dealloc(p, l) };\n}\n",
+            ),
+        ],
+    )
+}
+
+#[test]
+fn features_follow_the_package_defaults_unless_the_flags_say_otherwise() {
+    let dir = featured_crate();
+    let run = |args: &[&str]| {
+        let output = bin()
+            .current_dir(&dir)
+            .args(["--color=never", "--timings"])
+            .args(args)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&output.stderr).into_owned()
+    };
+    // `gpu` (which enables `staging`) is off by default: its module is not compiled.
+    let default = run(&[]);
+    assert!(!default.contains("staging.rs:"), "{default}");
+    assert!(default.contains("1 file,"), "{default}");
+    for flags in [
+        &["--features", "gpu"][..],
+        &["-F", "std,gpu"],
+        &["--all-features"],
+    ] {
+        let on = run(flags);
+        assert!(on.contains("--> src/staging.rs:3:22"), "{flags:?}: {on}");
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}

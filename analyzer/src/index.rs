@@ -145,6 +145,9 @@ pub struct FieldInfo {
     /// Last path segment of the field type (`CachePadded`, `AtomicUsize`, `f32`);
     /// `[u64]` for arrays.
     pub ty_name: String,
+    /// The type of the elements a pointer or buffer field points to (`Node` for
+    /// `NonNull<Node>`, `f32` for `Vec<f32>`).
+    pub elem_name: Option<String>,
     /// Estimated size in bytes, when the type's layout is known.
     pub bytes: Option<u64>,
 }
@@ -371,6 +374,7 @@ impl FileItems {
                     syn::Type::Array(a) => format!("[{}]", type_name(&a.elem).unwrap_or_default()),
                     other => type_name(other).unwrap_or_default(),
                 },
+                elem_name: crate::syntax::ty::element_type(&f.ty).and_then(type_name),
                 bytes: None,
             })
             .collect();

@@ -90,7 +90,7 @@ pub fn analyze_files<T: Send>(
     // names its file the same way on any number of threads.
     let threads = threads.max(1);
     let started = Instant::now();
-    let queue = Queue::new(PendingFile::root(krate.root, krate.edition));
+    let queue = Queue::new(PendingFile::root(krate.root, krate.edition, &options.cfg));
     let (replies, from_workers) = channel::<Reply<T>>();
     std::thread::scope(|scope| {
         let mut workers: Vec<Sender<Command>> = Vec::new();
@@ -159,6 +159,7 @@ fn analyze_here<T>(
         krate.name,
         krate.root,
         krate.edition,
+        &options.cfg,
         &mut sources,
         krate.display,
         krate.excluded,
@@ -396,6 +397,7 @@ impl<T> Worker<'_, T> {
                 let ctx = LowerCtx {
                     index: &index,
                     models: &options.models,
+                    cfg: &options.cfg,
                     summaries: &known,
                 };
                 fns.iter()

@@ -26,6 +26,8 @@ pub struct AnalysisOptions {
     pub cache_line_bytes: u32,
     /// Extra API models from `tensor-lint.toml`.
     pub models: Models,
+    /// The features and test flag the code is compiled with, as far as known.
+    pub cfg: crate::syntax::cfg::CfgSet,
 }
 
 impl Default for AnalysisOptions {
@@ -33,6 +35,7 @@ impl Default for AnalysisOptions {
         AnalysisOptions {
             cache_line_bytes: 64,
             models: Models::default(),
+            cfg: Default::default(),
         }
     }
 }
@@ -88,6 +91,7 @@ pub fn analyze_crate(
     let mut lowerer = HereLowerer {
         index: &index,
         models: &options.models,
+        cfg: &options.cfg,
         asts: &asts,
     };
     analyze_index(&krate.name, &index, options, &mut lowerer, 1)
@@ -114,6 +118,7 @@ pub(crate) trait LowerFns {
 struct HereLowerer<'x, 'a> {
     index: &'x ItemIndex,
     models: &'x Models,
+    cfg: &'x crate::syntax::cfg::CfgSet,
     asts: &'x [FnAst<'a>],
 }
 
@@ -123,6 +128,7 @@ impl LowerFns for HereLowerer<'_, '_> {
         let ctx = LowerCtx {
             index: self.index,
             models: self.models,
+            cfg: self.cfg,
             summaries: &summaries,
         };
         fns.iter()

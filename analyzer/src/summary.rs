@@ -11,7 +11,8 @@ use std::collections::BTreeSet;
 
 use crate::dataflow::PointsTo;
 use crate::ir::{
-    Annotations, FnIr, Op, ReleasedBy, RootOrigin, Terminator, ValueId, ValueKind, ViewOp,
+    Annotations, FnIr, Op, ReleaseKind, ReleasedBy, RootOrigin, Terminator, ValueId, ValueKind,
+    ViewOp,
 };
 
 /// What a function returns, memory-wise.
@@ -83,6 +84,12 @@ impl FnSummary {
                 Op::Read { value, .. } => (&mut s.reads, *value),
                 Op::Write { value, .. } => (&mut s.writes, *value),
                 Op::InPlace { dst, .. } => (&mut s.inplace, *dst),
+                // `Box::from_raw(p)` / `Vec::from_raw_parts(p, ..)` takes `p` back into an
+                // owner: whether that owner is then dropped here is a release of its own.
+                Op::Release {
+                    how: ReleaseKind::BoxFromRaw,
+                    ..
+                } => continue,
                 Op::Release { value, .. } => (&mut s.frees, *value),
                 Op::Escape { value, how } if *how != crate::ir::EscapeKind::Returned => {
                     (&mut s.escapes, *value)
@@ -110,7 +117,17 @@ impl FnSummary {
                     if root.origin == RootOrigin::Alloc
                         && matches!(k, ValueKind::Root(_) | ValueKind::RawPtr(_))
                     {
-                        s.returns = ReturnSummary::Alloc(root.released_by.clone());
+                        // Memory taken back into a `Box` (or `Vec`) is returned as that
+                        // owner, which frees it when dropped.
+                        let reclaimed = ir.stmts().any(|(_, _, st)| {
+                            matches!(&st.op, Op::Release { value, how: ReleaseKind::BoxFromRaw }
+                                if points_to.roots(*value).contains(&root.id))
+                        });
+                        s.returns = ReturnSummary::Alloc(if reclaimed {
+                            ReleasedBy::Drop
+                        } else {
+                            root.released_by.clone()
+                        });
                     }
                 }
             }

@@ -1,5 +1,6 @@
-//! Where the user silenced findings: `#[tensor_lint::allow(…)]` on items and
-//! `// tensor-lint: allow(…)` on the line before a statement.
+//! Where the user silenced findings: `#[tensor_lint::allow(…)]` on items (functions,
+//! `impl` blocks, inline modules) and `// tensor-lint: allow(…)` on the line before a
+//! statement or at the end of its line.
 //!
 //! The analyzer does not know which lint names exist; it returns the names as written,
 //! with their spans, and the caller checks them.
@@ -33,9 +34,18 @@ pub fn collect(file: &SourceFile, ast: &syn::File) -> (Vec<AllowRegion>, Vec<Sou
     } else {
         Vec::new()
     };
+    // A comment after code covers the statement on its own line; a comment alone on its
+    // line, the statement on the next line with code.
     let targets: Vec<(usize, Vec<AllowedName>)> = comments
         .into_iter()
-        .filter_map(|(line, names)| Some((next_code_line(file, line)?, names)))
+        .filter_map(|(line, names, trailing)| {
+            let target = if trailing {
+                Some(line)
+            } else {
+                next_code_line(file, line)
+            };
+            Some((target?, names))
+        })
         .collect();
     let wants_attrs = file.text.contains("tensor_lint");
     if targets.is_empty() && !wants_attrs {
@@ -209,11 +219,12 @@ fn item_attrs(item: &syn::Item) -> Option<&[syn::Attribute]> {
 
 const COMMENT_PREFIX: &str = "tensor-lint:";
 
-/// `// tensor-lint: allow(a, b)` comments: the 0-based line of each and its names.
+/// `// tensor-lint: allow(a, b)` comments: the 0-based line of each, its names, and
+/// whether it follows code on its line.
 fn comment_allows(
     file: &SourceFile,
     errors: &mut Vec<SourceError>,
-) -> Vec<(usize, Vec<AllowedName>)> {
+) -> Vec<(usize, Vec<AllowedName>, bool)> {
     let mut found = Vec::new();
     crate::lexical::scan(&file.text, |comment| {
         let body = comment.text.trim_start();
@@ -223,7 +234,14 @@ fn comment_allows(
         let body_at = comment.start + 2 + (comment.text.len() - body.len());
         let rest_at = body_at + COMMENT_PREFIX.len();
         match parse_comment_allow(rest, rest_at, file.id) {
-            Ok(names) => found.push((file.line_index(comment.start), names)),
+            Ok(names) => {
+                let line = file.line_index(comment.start);
+                let before = file
+                    .text
+                    .get(file.line_start(line)..comment.start)
+                    .unwrap_or("");
+                found.push((line, names, !before.trim().is_empty()));
+            }
             Err((lo, hi, label)) => errors.push(SourceError {
                 span: Span::new(file.id, lo, hi),
                 message: "malformed `tensor-lint:` comment".into(),

@@ -11,8 +11,22 @@ use std::path::{Path, PathBuf};
 use syn::visit::Visit;
 use tensor_lint_analyzer::models::table::every_name;
 
-/// Words of the Rust language itself, which no table models.
-const LANGUAGE_WORDS: &[&str] = &["self", "Self", "crate", "super", "_", "macro_rules", "cfg"];
+/// Words of the Rust language itself (paths, macros, `cfg` predicates), which no table
+/// models.
+const LANGUAGE_WORDS: &[&str] = &[
+    "self",
+    "Self",
+    "crate",
+    "super",
+    "_",
+    "macro_rules",
+    "cfg",
+    "test",
+    "feature",
+    "not",
+    "all",
+    "any",
+];
 
 /// The source files whose name tests are checked.
 fn checked_files() -> Vec<PathBuf> {

@@ -148,7 +148,8 @@ fn check_body(f: &FnIr, pt: &PointsTo, body: BodyId, out: &mut Vec<LintFinding>)
             first.block,
             first.index + 1,
             |block, index, stmt| match &stmt.op {
-                Op::Alloc { root, .. } if *root == r => Step::Prune,
+                // Allocated again, or loaded again: another block from here on.
+                Op::Alloc { root, .. } | Op::Load { root, .. } if *root == r => Step::Prune,
                 op if first.undone_by(op, pt) => Step::Prune,
                 Op::Release { value, how } if pt.roots(*value) == [r] => {
                     let second_is_owner_drop = first.how == ReleaseKind::BoxFromRaw && is_raii(how);

@@ -123,6 +123,22 @@ fn check_body(
                     args,
                     ..
                 } if args.iter().any(|a| holds(f, pt, *a, r)) => Step::Prune,
+                // A closure that releases the memory, handed to a call (deferred
+                // destruction: `guard.defer(move || drop(Box::from_raw(p)))`), takes
+                // the duty with it.
+                Op::Call {
+                    callee: Callee::Unknown(_) | Callee::Local(_),
+                    args,
+                    ..
+                } if args.iter().any(|a| {
+                    matches!(f.values.get(a.0 as usize).map(|v| &v.kind),
+                        Some(ValueKind::Closure(c)) if released_in
+                            .get(c.0 as usize)
+                            .is_some_and(|s| s.contains(&r)))
+                }) =>
+                {
+                    Step::Prune
+                }
                 Op::Call {
                     callee: Callee::Closure(c),
                     ..
@@ -297,7 +313,7 @@ fn obligations(f: &FnIr, pt: &PointsTo, body: BodyId) -> Vec<Obligation> {
                         r.origin == RootOrigin::Alloc
                             && matches!(r.released_by, ReleasedBy::Drop | ReleasedBy::BoxFromRaw)
                     });
-                    if !owned_here {
+                    if !owned_here || holds_no_heap(f, pt, *root) {
                         continue;
                     }
                     (*root, *value, Some((api.clone(), *kind)))
@@ -315,6 +331,29 @@ fn obligations(f: &FnIr, pt: &PointsTo, body: BodyId) -> Vec<Obligation> {
         }
     }
     out
+}
+
+/// Whether root `r` never owns a heap block: its elements take no bytes (`vec![(); n]`)
+/// or it starts empty (`Vec::new()`) and nothing is ever added to it.
+fn holds_no_heap(f: &FnIr, pt: &PointsTo, r: RootId) -> bool {
+    let Some(root) = f.roots.get(r.0 as usize) else {
+        return false;
+    };
+    if root.elem_bytes == 0 {
+        return true;
+    }
+    let empty = root
+        .shape
+        .as_ref()
+        .is_some_and(|s| s.iter().any(|d| d.as_const() == Some(0)));
+    empty
+        && !f.stmts().any(|(_, _, s)| match &s.op {
+            Op::Write { value, .. } | Op::InPlace { dst: value, .. } => {
+                pt.roots(*value).contains(&r)
+            }
+            Op::Call { args, .. } => args.first().is_some_and(|a| pt.roots(*a).contains(&r)),
+            _ => false,
+        })
 }
 
 /// Whether `v` carries memory of `r` (so a call that receives it may keep it).

@@ -133,7 +133,8 @@ fn check_body(f: &FnIr, pt: &PointsTo, body: BodyId, out: &mut Vec<LintFinding>)
             release.block,
             release.index + 1,
             |block, index, stmt| match &stmt.op {
-                Op::Alloc { root, .. } if *root == r => Step::Prune,
+                // Allocated again, or loaded again: another block from here on.
+                Op::Alloc { root, .. } | Op::Load { root, .. } if *root == r => Step::Prune,
                 op if release.undone_by(op, pt) => Step::Prune,
                 Op::Release { value, .. } if pt.roots(*value).contains(&r) => Step::Prune,
                 op => match use_of(f, op) {
@@ -189,22 +190,35 @@ fn diagnostic(
     let what = used_name
         .as_ref()
         .map_or_else(|| "released memory".to_string(), |n| format!("`{n}`"));
-    let mut d = Diagnostic::new(
-        Severity::Error,
-        format!("{what} is {how} after its memory was released"),
-        Label::new(span, format!("{how} here after the release")),
-    )
-    .with_label(
-        release.span,
-        format!(
-            "{} is {} here",
-            released_name
-                .as_ref()
-                .map_or_else(|| "the memory".to_string(), |n| format!("`{n}`")),
-            release_text(&release.how)
-        ),
-    )
-    .with_code(USE_AFTER_FREE.code());
+    // A use written before the release (or inside it, an argument evaluated first),
+    // reached from the release, runs on a later iteration.
+    let later_iteration = span.lo < release.span.lo || release.span.contains(span);
+    let (message, primary) = if later_iteration {
+        (
+            format!("{what} is {how} on the next iteration after its memory was released"),
+            format!("{how} here on the next iteration"),
+        )
+    } else {
+        (
+            format!("{what} is {how} after its memory was released"),
+            format!("{how} here after the release"),
+        )
+    };
+    let released = format!(
+        "{} is {} here",
+        released_name
+            .as_ref()
+            .map_or_else(|| "the memory".to_string(), |n| format!("`{n}`")),
+        release_text(&release.how)
+    );
+    let mut d = Diagnostic::new(Severity::Error, message, Label::new(span, primary));
+    // One span never carries both sides: the release is then said in a note.
+    d = if release.span == span {
+        d.with_note(released)
+    } else {
+        d.with_label(release.span, released)
+    };
+    d = d.with_code(USE_AFTER_FREE.code());
     if let (Some(u), Some(r)) = (&used_name, &released_name) {
         if u != r {
             d = d.with_note(format!("`{u}` points into the memory of `{r}`"));

@@ -77,7 +77,7 @@ fn transfer(state: &mut [AllocState], stmt: &Stmt, pt: &PointsTo) {
         }
     };
     match &stmt.op {
-        Op::Alloc { root, .. } => {
+        Op::Alloc { root, .. } | Op::Load { root, .. } => {
             if let Some(s) = state.get_mut(root.0 as usize) {
                 *s = AllocState::ALLOCATED;
             }

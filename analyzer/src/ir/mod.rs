@@ -346,6 +346,9 @@ pub enum Op {
         root: RootId,
         size: Option<Expr>,
     },
+    /// `dst` is a pointer read from memory (`(*node).next`) or of unknown origin: `root`
+    /// stands for the block it points to, which may be another one each time this runs.
+    Load { dst: ValueId, root: RootId },
     /// Memory reached by `value` is released.
     Release { value: ValueId, how: ReleaseKind },
     /// `dst` is a view of `src`.
@@ -391,20 +394,25 @@ pub enum Op {
     /// On this path the pointer is null (`if p.is_null() { .. }`): the allocation it
     /// would hold did not happen.
     AssumeNull { value: ValueId },
+    /// An atomic load, store or read-modify-write of `value`'s memory: synchronised
+    /// (never a race, never an in-place tensor op), but a write to its cache line when
+    /// `write` is set.
+    Atomic { value: ValueId, write: bool },
 }
 
 impl Op {
     /// Values this op reads (its uses, for liveness).
     pub fn uses(&self) -> Vec<ValueId> {
         match self {
-            Op::Alloc { .. } | Op::Parallel(_) => Vec::new(),
+            Op::Alloc { .. } | Op::Load { .. } | Op::Parallel(_) => Vec::new(),
             Op::Release { value, .. }
             | Op::Read { value, .. }
             | Op::Write { value, .. }
             | Op::Escape { value, .. }
             | Op::RequiresGrad { value, .. }
             | Op::Use { value }
-            | Op::AssumeNull { value } => vec![*value],
+            | Op::AssumeNull { value }
+            | Op::Atomic { value, .. } => vec![*value],
             Op::View { src, .. } | Op::Assign { src, .. } => vec![*src],
             Op::InPlace { dst, srcs, .. } => {
                 std::iter::once(*dst).chain(srcs.iter().copied()).collect()
@@ -417,7 +425,10 @@ impl Op {
     /// The value this op defines, if any.
     pub fn def(&self) -> Option<ValueId> {
         match self {
-            Op::Alloc { dst, .. } | Op::View { dst, .. } | Op::Assign { dst, .. } => Some(*dst),
+            Op::Alloc { dst, .. }
+            | Op::Load { dst, .. }
+            | Op::View { dst, .. }
+            | Op::Assign { dst, .. } => Some(*dst),
             Op::Call { dst, .. } => *dst,
             _ => None,
         }

@@ -4,7 +4,8 @@
 use super::Lowerer;
 use crate::index::Resolved;
 use crate::ir::{
-    Callee, EscapeKind, FnId, Op, ReleaseKind, ReleasedBy, TyClass, ValueId, ValueKind, ViewOp,
+    Callee, EscapeKind, FnId, Op, ReleaseKind, ReleasedBy, RootOrigin, TyClass, ValueId, ValueKind,
+    ViewOp,
 };
 use crate::models::{self, Sem};
 use crate::oracle::Expr;
@@ -23,6 +24,17 @@ impl Lowerer<'_, '_, '_> {
         args.map(|a| {
             let by_ref = matches!(a, syn::Expr::Reference(_));
             let value = self.expr(a);
+            // `f(*boxed)` moves the contents out of the box, not the box: the box still
+            // owns (and frees) its own block, and the contents are not tracked.
+            let contents = matches!(a, syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)))
+                && matches!(self.val(value).kind, ValueKind::Root(_));
+            if contents {
+                let span = self.val(value).span;
+                return Arg {
+                    value: self.unknown(span),
+                    by_ref,
+                };
+            }
             if !by_ref {
                 self.mark_moved(value);
             }
@@ -56,10 +68,15 @@ impl Lowerer<'_, '_, '_> {
                 return self.call_value(f, &args, span);
             }
         }
-        let resolved =
+        // A function declared inside the body (an `extern` block's, a nested `fn`) is
+        // not the crate-level item of that name.
+        let resolved = if segs.len() == 1 && self.body_items.contains(&segs[0]) {
+            Resolved::External(segs.clone())
+        } else {
             self.ctx
                 .index
-                .resolve_path(&self.item.module, self.item.self_ty.as_deref(), &segs);
+                .resolve_path(&self.item.module, self.item.self_ty.as_deref(), &segs)
+        };
         // Closures passed to parallel APIs are lowered as tasks, not as values.
         if let Resolved::External(path) = &resolved {
             if let Some(sem) = self.ctx.models.path(path) {
@@ -150,10 +167,16 @@ impl Lowerer<'_, '_, '_> {
                 return out;
             }
         }
+        // A field holding a tuple of parts (`heap: (ptr, len)`) carries the memory of
+        // its parts.
         let args: Vec<Arg> = fields
             .iter()
-            .map(|(_, v)| Arg {
-                value: *v,
+            .flat_map(|(_, v)| match self.tuples.get(v) {
+                Some(parts) => parts.clone(),
+                None => vec![*v],
+            })
+            .map(|value| Arg {
+                value,
                 by_ref: false,
             })
             .collect();
@@ -169,6 +192,10 @@ impl Lowerer<'_, '_, '_> {
             ValueKind::Closure(b) => Callee::Closure(b),
             _ => Callee::Unknown(self.val(f).name.clone().unwrap_or_else(|| "closure".into())),
         };
+        let unknown = match &callee {
+            Callee::Unknown(name) => Some(name.clone()),
+            _ => None,
+        };
         let dst = self.unknown(span);
         self.emit(
             Op::Call {
@@ -178,6 +205,10 @@ impl Lowerer<'_, '_, '_> {
             },
             span,
         );
+        // A function pointer or a callable of unknown code may keep what it is given.
+        if let Some(name) = unknown {
+            self.pass_on(&name, args, span);
+        }
         dst
     }
 
@@ -203,11 +234,15 @@ impl Lowerer<'_, '_, '_> {
         for a in args.iter().filter(|a| !a.by_ref) {
             let v = self.val(a.value);
             let owned = matches!(v.kind, ValueKind::Root(_) | ValueKind::RawPtr(Some(_)));
-            let obligation = v
-                .kind
-                .root()
-                .and_then(|r| self.roots.get(r.0 as usize))
-                .is_some_and(|r| !matches!(r.released_by, ReleasedBy::Drop | ReleasedBy::NotOwned));
+            let root = v.kind.root().and_then(|r| self.roots.get(r.0 as usize));
+            // Memory with a release owed, or a raw pointer the caller handed in: code
+            // this function cannot see (an `extern` function behind a crate's wrapper)
+            // may keep either, and the wrapper's summary says so to its callers.
+            let obligation = root.is_some_and(|r| {
+                !matches!(r.released_by, ReleasedBy::Drop | ReleasedBy::NotOwned)
+                    || matches!(v.kind, ValueKind::RawPtr(_))
+                        && matches!(r.origin, RootOrigin::Param(_))
+            });
             if owned && obligation {
                 self.emit(
                     Op::Escape {

@@ -80,6 +80,11 @@ impl Lowerer<'_, '_, '_> {
             q,
         );
         self.switch_to(err);
+        // On the error path there is no value: the memory it would hold (an
+        // allocation that failed, `NonNull::new(p)?`) does not exist there.
+        if self.val(v).kind.is_memory() {
+            self.emit(Op::AssumeNull { value: v }, q);
+        }
         self.drop_scopes_on_exit(0, Some(v), q);
         self.terminate(
             Terminator::Return {
@@ -224,6 +229,11 @@ impl Lowerer<'_, '_, '_> {
         for (arm, block) in m.arms.iter().zip(arms) {
             self.switch_to(block);
             self.push_scope();
+            // A `None` or `Err(..)` arm runs where the value is not there.
+            if super::variant_presence(&arm.pat) == Some(false) && self.val(scrut).kind.is_memory()
+            {
+                self.emit(Op::AssumeNull { value: scrut }, span);
+            }
             self.bind_pat(&arm.pat, scrut);
             if let Some((_, guard)) = &arm.guard {
                 let g = self.expr(guard);

@@ -7,7 +7,9 @@ use crate::ir::{
     Callee, EscapeKind, Op, ReleaseKind, ReleasedBy, RootOrigin, TyClass, ValueId, ValueKind,
     ViewOp,
 };
-use crate::models::{self, Ctor, LayoutCtor, LeakKind, Meta, ReleaseHow, Sem, ViewKind, WrapKind};
+use crate::models::{
+    self, AtomicOp, Ctor, LayoutCtor, LeakKind, Meta, ReleaseHow, Sem, ViewKind, WrapKind,
+};
 use crate::oracle::Expr;
 use crate::source::Span;
 
@@ -406,8 +408,13 @@ impl Lowerer<'_, '_, '_> {
                     let reclaim = how == ReleaseKind::BoxFromRaw;
                     self.emit(Op::Release { value: v, how }, span);
                     if reclaim {
-                        // The box owns the memory again and frees it when dropped.
-                        return self.derive_view(v, ViewOp::Whole, span);
+                        // The box (or vector) owns the memory again and frees it when
+                        // dropped: an owner, not a view.
+                        let owner = self.derive_view(v, ViewOp::Whole, span);
+                        if let Some(root) = self.val(owner).kind.root() {
+                            self.val_mut(owner).kind = ValueKind::Root(root);
+                        }
+                        return owner;
                     }
                 }
                 self.unknown(span)
@@ -501,6 +508,40 @@ impl Lowerer<'_, '_, '_> {
                     }
                     None => self.unknown_call(name.to_string(), &all, span),
                 }
+            }
+            Sem::TakeOut => {
+                // The old value is another block from here on: a new owner of memory
+                // this function did not allocate.
+                let name = nth(0)
+                    .and_then(|v| self.val(v).name.clone())
+                    .unwrap_or_else(|| name.to_string());
+                let root =
+                    self.new_root(name, RootOrigin::Unknown, 4, None, ReleasedBy::Drop, span);
+                self.new_value(None, ValueKind::Root(root), path_ty, span)
+            }
+            Sem::Atomic(op) => {
+                if let Some(v) = mem(self, nth(0)) {
+                    let write = op != AtomicOp::Load;
+                    self.emit(Op::Atomic { value: v, write }, span);
+                }
+                // What is stored is the atomic's to keep from here on.
+                let stored = match op {
+                    AtomicOp::Store | AtomicOp::Swap => nth(1),
+                    AtomicOp::CompareExchange => nth(2),
+                    AtomicOp::Load | AtomicOp::ReadModifyWrite => None,
+                };
+                if let Some(p) = mem(self, stored) {
+                    self.emit(
+                        Op::Escape {
+                            value: p,
+                            how: EscapeKind::Stored,
+                        },
+                        span,
+                    );
+                }
+                self.call_closure_args(args, span);
+                // The old value comes back as a copy, whatever it points to.
+                self.unknown(span)
             }
             Sem::Read => {
                 if let Some(v) = mem(self, nth(0)) {
@@ -659,6 +700,7 @@ impl Lowerer<'_, '_, '_> {
                     .map(|p| vec![Expr::int(p.len() as i64)]);
                 (len, 8, TyClass::Array)
             }
+            Ctor::Empty => (Some(vec![Expr::int(0)]), 4, TyClass::Vec),
             Ctor::Unknown => (None, 4, path_ty),
         }
     }

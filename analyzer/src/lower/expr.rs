@@ -154,7 +154,16 @@ impl Lowerer<'_, '_, '_> {
             syn::Expr::Let(l) => {
                 let v = self.expr(&l.expr);
                 self.bind_pat(&l.pat, v);
-                self.scalar(None, span)
+                let out = self.scalar(None, span);
+                // `if let Some(n) = NonNull::new(p)`: where the pattern does not match,
+                // `p` is null.
+                if let (Some(present), true) = (
+                    super::variant_presence(&l.pat),
+                    self.val(v).kind.is_memory(),
+                ) {
+                    self.null_tests.insert(out, (v, !present));
+                }
+                out
             }
             syn::Expr::Await(a) => self.expr(&a.base),
             syn::Expr::TryBlock(t) => self.block_expr(&t.block),
@@ -275,7 +284,15 @@ impl Lowerer<'_, '_, '_> {
             self.set_producer(v, op_text(&b.op), inputs, op_span, lhs_ref);
             return v;
         }
+        let compares = matches!(
+            b.op,
+            B::Eq(_) | B::Ne(_) | B::Lt(_) | B::Le(_) | B::Gt(_) | B::Ge(_)
+        );
         for v in [lhs, rhs] {
+            // Comparing pointers compares addresses: nothing is read.
+            if compares && matches!(self.val(v).kind, ValueKind::RawPtr(_)) {
+                continue;
+            }
             // An element reference used as a number is read (`x * 2.0` with `x: &f32`).
             if self.val(v).kind.is_memory() {
                 let region = self.val(v).view.clone();
@@ -338,6 +355,8 @@ pub(crate) fn literal_bytes(e: &syn::Expr) -> Option<u32> {
             _ => None,
         },
         syn::Expr::Unary(u) => literal_bytes(&u.expr),
+        // `()`: a zero-sized element.
+        syn::Expr::Tuple(t) if t.elems.is_empty() => Some(0),
         syn::Expr::Cast(c) => crate::syntax::ty::elem_bytes_of_type(&c.ty),
         _ => None,
     }

@@ -62,7 +62,15 @@ impl Lowerer<'_, '_, '_> {
         // A crate's own `flatten_` is what it defines, not tch's in-place naming rule.
         let naming_only = self.ctx.models.in_place_by_naming_only(&method);
         let modelled = if naming_only { None } else { sem };
-        if let (Some(idx), None | Some(Sem::Read | Sem::Metadata(_))) = (local, modelled) {
+        // A crate's own `store` or `swap` on `self` is what it defines; on another
+        // receiver, a method found by its name alone may be another type's.
+        let on_self = self.val(recv).name.as_deref() == Some("self");
+        let prefer_local = match modelled {
+            None | Some(Sem::Read | Sem::Metadata(_)) => true,
+            Some(Sem::Atomic(_)) => on_self,
+            _ => false,
+        };
+        if let (Some(idx), true) = (local, prefer_local) {
             let mut all = vec![Arg {
                 value: recv,
                 by_ref: true,

@@ -43,6 +43,8 @@ const MAX_STMTS: usize = 200_000;
 pub struct LowerCtx<'x> {
     pub index: &'x ItemIndex,
     pub models: &'x Models,
+    /// What is known of the features and test flag, to skip statements compiled out.
+    pub cfg: &'x crate::syntax::cfg::CfgSet,
     /// Summaries by function index; `None` while not yet computed.
     pub summaries: &'x [Option<FnSummary>],
 }
@@ -132,6 +134,8 @@ pub(crate) struct Lowerer<'c, 'x, 'a> {
     fresh: u32,
     /// Ranges of the serial `for` loops' symbols, for [`FnIr::loop_ranges`].
     loop_ranges: Vec<(BodyId, crate::ir::Iteration)>,
+    /// Functions declared inside the body (in `extern` blocks or as nested items).
+    body_items: std::collections::HashSet<String>,
 }
 
 /// Lowers function `idx` of the index, whose syntax is `ast`. Must run on the thread
@@ -139,6 +143,7 @@ pub(crate) struct Lowerer<'c, 'x, 'a> {
 pub fn lower_fn(ctx: &LowerCtx, idx: usize, ast: FnAst<'_>) -> Option<FnIr> {
     let item = ctx.index.fn_item(idx)?;
     let mut l = Lowerer::new(ctx, item, ast.sig);
+    l.body_items = body_item_names(ast.block);
     l.lower_signature();
     let result = l.block_expr(ast.block);
     if l.is_live() {
@@ -196,6 +201,7 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
             truncated: false,
             fresh: 0,
             loop_ranges: Vec::new(),
+            body_items: std::collections::HashSet::new(),
         }
     }
 
@@ -465,6 +471,10 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
             return;
         }
         match pat {
+            // `None` is a variant, not a name.
+            syn::Pat::Ident(i)
+                if i.subpat.is_none()
+                    && crate::models::variant_holds_value(&i.ident.to_string()).is_some() => {}
             syn::Pat::Ident(i) => {
                 let span = self.span(i.ident.span());
                 match &i.subpat {
@@ -682,13 +692,40 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
         self.push_scope();
         let mut last = None;
         let n = block.stmts.len();
-        for (i, stmt) in block.stmts.iter().enumerate() {
+        let mut i = 0;
+        while i < n {
+            let stmt = &block.stmts[i];
+            match self.stmt_cfg(stmt) {
+                // Compiled out.
+                Some(Some(false)) => {
+                    i += 1;
+                    continue;
+                }
+                // Statements under conditions of the target (`#[cfg(unix)] {..}`
+                // `#[cfg(windows)] {..}`): one of them runs, not each after the other.
+                Some(None) => {
+                    let run = block.stmts[i..]
+                        .iter()
+                        .take_while(|s| self.stmt_cfg(s) == Some(None))
+                        .count();
+                    if run > 1 {
+                        let v = self.alternatives(&block.stmts[i..i + run]);
+                        i += run;
+                        if i == n && matches!(block.stmts[i - 1], syn::Stmt::Expr(_, None)) {
+                            last = Some(v);
+                        }
+                        continue;
+                    }
+                }
+                _ => {}
+            }
             let v = self.stmt(stmt);
             if i + 1 == n {
                 if let syn::Stmt::Expr(_, None) = stmt {
                     last = v;
                 }
             }
+            i += 1;
         }
         let close = self.span(block.brace_token.span.close());
         self.drop_scope(last, close);
@@ -747,6 +784,61 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
         }
     }
 
+    /// `None` for a statement without `#[cfg]`; else whether the configuration keeps
+    /// it (`Some(None)`: it depends on the target).
+    fn stmt_cfg(&self, stmt: &syn::Stmt) -> Option<Option<bool>> {
+        let attrs = match stmt {
+            syn::Stmt::Local(l) => &l.attrs[..],
+            syn::Stmt::Macro(m) => &m.attrs[..],
+            syn::Stmt::Expr(e, _) => expr_attrs(e),
+            syn::Stmt::Item(_) => return None,
+        };
+        let mut value = None;
+        for attr in attrs.iter().filter(|a| a.path().is_ident("cfg")) {
+            match self.ctx.cfg.attr_value(attr) {
+                Some(false) => return Some(Some(false)),
+                Some(true) => value = value.or(Some(Some(true))),
+                None => value = Some(None),
+            }
+        }
+        value
+    }
+
+    /// Statements of which exactly one runs: a branch with one arm each; the value is
+    /// the last statement's where it is an expression.
+    fn alternatives(&mut self, stmts: &[syn::Stmt]) -> ValueId {
+        let span = self.span(proc_macro2::Span::call_site());
+        let span = stmts
+            .first()
+            .map_or(span, |s| self.span(syn::spanned::Spanned::span(s)));
+        let arms: Vec<BlockId> = stmts.iter().map(|_| self.new_block(span)).collect();
+        let join = self.new_block(span);
+        let result = self.unknown(span);
+        self.terminate(
+            Terminator::Branch {
+                cond: None,
+                targets: arms.clone(),
+            },
+            span,
+        );
+        for (stmt, arm) in stmts.iter().zip(arms) {
+            self.switch_to(arm);
+            let v = self.stmt(stmt);
+            match v {
+                Some(v) if matches!(stmt, syn::Stmt::Expr(_, None)) => {
+                    self.join_arm(result, v, join, span)
+                }
+                _ => {
+                    if self.is_live() {
+                        self.terminate(Terminator::Goto(join), span);
+                    }
+                }
+            }
+        }
+        self.switch_to(join);
+        result
+    }
+
     fn stmt(&mut self, stmt: &syn::Stmt) -> Option<ValueId> {
         match stmt {
             syn::Stmt::Local(local) => {
@@ -782,6 +874,9 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
                     span,
                 );
                 self.switch_to(els);
+                if variant_presence(&local.pat) == Some(true) && self.val(v).kind.is_memory() {
+                    self.emit(Op::AssumeNull { value: v }, span);
+                }
                 self.expr(else_expr);
                 if self.is_live() {
                     self.terminate(Terminator::Unreachable, span);
@@ -935,6 +1030,86 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
     }
 }
 
+/// The names of the functions declared inside a body: in `extern` blocks and as nested
+/// `fn` items, at any depth.
+fn body_item_names(block: &syn::Block) -> std::collections::HashSet<String> {
+    use syn::visit::Visit;
+    #[derive(Default)]
+    struct Names(std::collections::HashSet<String>);
+    impl<'ast> Visit<'ast> for Names {
+        fn visit_foreign_item_fn(&mut self, f: &'ast syn::ForeignItemFn) {
+            self.0.insert(f.sig.ident.to_string());
+        }
+        fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
+            self.0.insert(f.sig.ident.to_string());
+        }
+    }
+    let mut names = Names::default();
+    for stmt in &block.stmts {
+        if let syn::Stmt::Item(item) = stmt {
+            names.visit_item(item);
+        }
+    }
+    // Items inside nested blocks (`#[cfg] { extern "C" { .. } }`).
+    struct Blocks<'n>(&'n mut Names);
+    impl<'ast> Visit<'ast> for Blocks<'_> {
+        fn visit_stmt(&mut self, s: &'ast syn::Stmt) {
+            match s {
+                syn::Stmt::Item(item) => self.0.visit_item(item),
+                other => syn::visit::visit_stmt(self, other),
+            }
+        }
+        fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+    }
+    syn::visit::visit_block(&mut Blocks(&mut names), block);
+    names.0
+}
+
+/// The outer attributes of an expression written as a statement.
+fn expr_attrs(e: &syn::Expr) -> &[syn::Attribute] {
+    use syn::Expr as E;
+    match e {
+        E::Array(x) => &x.attrs,
+        E::Assign(x) => &x.attrs,
+        E::Async(x) => &x.attrs,
+        E::Await(x) => &x.attrs,
+        E::Binary(x) => &x.attrs,
+        E::Block(x) => &x.attrs,
+        E::Break(x) => &x.attrs,
+        E::Call(x) => &x.attrs,
+        E::Cast(x) => &x.attrs,
+        E::Closure(x) => &x.attrs,
+        E::Const(x) => &x.attrs,
+        E::Continue(x) => &x.attrs,
+        E::Field(x) => &x.attrs,
+        E::ForLoop(x) => &x.attrs,
+        E::Group(x) => &x.attrs,
+        E::If(x) => &x.attrs,
+        E::Index(x) => &x.attrs,
+        E::Let(x) => &x.attrs,
+        E::Lit(x) => &x.attrs,
+        E::Loop(x) => &x.attrs,
+        E::Macro(x) => &x.attrs,
+        E::Match(x) => &x.attrs,
+        E::MethodCall(x) => &x.attrs,
+        E::Paren(x) => &x.attrs,
+        E::Path(x) => &x.attrs,
+        E::Range(x) => &x.attrs,
+        E::Reference(x) => &x.attrs,
+        E::Repeat(x) => &x.attrs,
+        E::Return(x) => &x.attrs,
+        E::Struct(x) => &x.attrs,
+        E::Try(x) => &x.attrs,
+        E::TryBlock(x) => &x.attrs,
+        E::Tuple(x) => &x.attrs,
+        E::Unary(x) => &x.attrs,
+        E::Unsafe(x) => &x.attrs,
+        E::While(x) => &x.attrs,
+        E::Yield(x) => &x.attrs,
+        _ => &[],
+    }
+}
+
 fn empty_block(span: Span, loop_depth: u32) -> Block {
     Block {
         stmts: Vec::new(),
@@ -942,6 +1117,18 @@ fn empty_block(span: Span, loop_depth: u32) -> Block {
         term_span: span,
         loop_depth,
     }
+}
+
+/// Whether a pattern matches only when the value is there (`Some(..)`, `Ok(..)`: true)
+/// or only when it is not (`None`, `Err(..)`: false); `None` for any other pattern.
+pub(crate) fn variant_presence(pat: &syn::Pat) -> Option<bool> {
+    let name = match pat {
+        syn::Pat::TupleStruct(t) => t.path.segments.last()?.ident.to_string(),
+        syn::Pat::Ident(i) if i.subpat.is_none() => i.ident.to_string(),
+        syn::Pat::Path(p) => p.path.segments.last()?.ident.to_string(),
+        _ => return None,
+    };
+    crate::models::variant_holds_value(&name)
 }
 
 fn is_wrapper_variant(path: &syn::Path) -> bool {

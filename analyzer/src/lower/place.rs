@@ -96,7 +96,11 @@ impl Lowerer<'_, '_, '_> {
                     return;
                 };
                 self.val_mut(dst).reassigned = true;
-                if self.val(rhs).kind.is_memory() {
+                if !self.val(rhs).kind.is_memory() && self.val(dst).kind.is_memory() {
+                    // `cur = (*cur).next`: the binding now holds a pointer loaded from
+                    // memory, to a block this function knows nothing of.
+                    self.points_elsewhere(dst, span);
+                } else if self.val(rhs).kind.is_memory() {
                     self.emit(Op::Assign { dst, src: rhs }, span);
                     if !self.val(dst).kind.is_memory() {
                         let src = self.val(rhs).clone();
@@ -112,7 +116,7 @@ impl Lowerer<'_, '_, '_> {
                     self.val_mut(dst).int = None;
                 }
             }
-            syn::Expr::Field(_) => {
+            syn::Expr::Field(f) => {
                 if self.val(rhs).kind.is_memory() {
                     self.emit(
                         Op::Escape {
@@ -122,7 +126,42 @@ impl Lowerer<'_, '_, '_> {
                         span,
                     );
                 }
-                if let Some((base, region)) = self.place_of(lhs, 0) {
+                // A field that holds a pointer or an owner is a slot of the object it
+                // belongs to: storing into it writes the object, not what the old
+                // value pointed to (`self.ptr = new` after freeing `self.ptr`).
+                let slot = self.field_value(f);
+                let holds_memory = self.val(slot).kind.is_memory()
+                    && matches!(
+                        self.val(slot).ty,
+                        TyClass::RawPtr
+                            | TyClass::Vec
+                            | TyClass::Slice
+                            | TyClass::Shared
+                            | TyClass::Array
+                            | TyClass::ArrayView
+                            | TyClass::Tensor
+                    );
+                if holds_memory {
+                    // The field holds what was stored from now on: a later read of it
+                    // is no longer the old block.
+                    if self.val(rhs).kind.is_memory() {
+                        self.emit(
+                            Op::Assign {
+                                dst: slot,
+                                src: rhs,
+                            },
+                            span,
+                        );
+                    } else {
+                        self.points_elsewhere(slot, span);
+                    }
+                }
+                let place = if holds_memory {
+                    self.place_of(&f.base, 0)
+                } else {
+                    self.place_of(lhs, 0)
+                };
+                if let Some((base, region)) = place {
                     self.emit(
                         Op::Write {
                             value: base,
@@ -144,18 +183,26 @@ impl Lowerer<'_, '_, '_> {
             }
             syn::Expr::Infer(_) => {}
             _ => {
-                if let Some((base, region)) = self.place_of(lhs, 0) {
-                    if self.val(rhs).kind.is_memory()
-                        && !matches!(lhs, syn::Expr::Unary(_) | syn::Expr::Index(_))
-                    {
-                        self.emit(
-                            Op::Escape {
-                                value: rhs,
-                                how: EscapeKind::Stored,
-                            },
-                            span,
-                        );
-                    }
+                // A pointer or an owner stored through a reference or into an element
+                // (`*out = p`, `*slot.get_mut() = p`, `slots[i] = p`) is handed on,
+                // wherever that place is; a view of an element stored into its own
+                // buffer is not.
+                let hands_on = matches!(
+                    self.val(rhs).kind,
+                    ValueKind::Root(_) | ValueKind::RawPtr(_)
+                );
+                let place = self.place_of(lhs, 0);
+                let into_element = matches!(lhs, syn::Expr::Unary(_) | syn::Expr::Index(_));
+                if self.val(rhs).kind.is_memory() && (hands_on || !into_element) {
+                    self.emit(
+                        Op::Escape {
+                            value: rhs,
+                            how: EscapeKind::Stored,
+                        },
+                        span,
+                    );
+                }
+                if let Some((base, region)) = place {
                     self.emit(
                         Op::Write {
                             value: base,
@@ -166,6 +213,53 @@ impl Lowerer<'_, '_, '_> {
                 }
             }
         }
+    }
+
+    /// The class of field `member` of the crate struct `base` points to, when that
+    /// field holds a pointer or an owner of other memory.
+    fn pointee_pointer_field(&self, base: ValueId, member: &str) -> Option<TyClass> {
+        let root = self.val(base).kind.root()?;
+        let elem = self.roots.get(root.0 as usize)?.elem_type.as_deref()?;
+        let field = self
+            .ctx
+            .index
+            .struct_named(elem)?
+            .fields
+            .iter()
+            .find(|f| f.name == member)?;
+        matches!(
+            field.ty,
+            TyClass::RawPtr
+                | TyClass::Vec
+                | TyClass::Slice
+                | TyClass::Shared
+                | TyClass::Array
+                | TyClass::ArrayView
+                | TyClass::Tensor
+        )
+        .then_some(field.ty)
+    }
+
+    /// `dst` may now point to memory this function does not know: it is given a root of
+    /// unknown origin beside the ones it had, so no release or use through it is taken
+    /// for one of the old block.
+    fn points_elsewhere(&mut self, dst: ValueId, span: Span) {
+        let name = self
+            .val(dst)
+            .name
+            .clone()
+            .unwrap_or_else(|| "pointer".into());
+        let root = self.new_root(
+            name,
+            RootOrigin::Unknown,
+            self.val(dst).view.as_ref().map_or(1, |v| v.elem_bytes),
+            None,
+            ReleasedBy::NotOwned,
+            span,
+        );
+        let other = self.new_value(None, ValueKind::RawPtr(Some(root)), TyClass::RawPtr, span);
+        self.emit(Op::Load { dst: other, root }, span);
+        self.emit(Op::Assign { dst, src: other }, span);
     }
 
     /// `lhs op= rhs`: an in-place op on a tensor, or a read and write of a region.
@@ -327,7 +421,7 @@ impl Lowerer<'_, '_, '_> {
         fields: &[(String, ValueId)],
         span: Span,
     ) -> Option<ValueId> {
-        if fields.iter().any(|(_, v)| self.val(*v).kind.is_memory()) {
+        if fields.iter().any(|(_, v)| self.carries_memory(*v)) {
             return None;
         }
         let item = self.ctx.index.struct_named(name)?;
@@ -347,6 +441,24 @@ impl Lowerer<'_, '_, '_> {
         let v = self.new_value(None, ValueKind::Root(root), TyClass::LocalStruct, span);
         self.val_mut(v).view = Some(View::contiguous(root, 1, vec![Expr::int(size)]));
         Some(v)
+    }
+
+    /// Whether `v` is memory or a tuple or array with memory in it (`(ptr, len)`).
+    pub(crate) fn carries_memory(&self, v: ValueId) -> bool {
+        let mut work = vec![v];
+        let mut seen = std::collections::HashSet::new();
+        while let Some(v) = work.pop() {
+            if !seen.insert(v) {
+                continue;
+            }
+            if self.val(v).kind.is_memory() {
+                return true;
+            }
+            if let Some(parts) = self.tuples.get(&v) {
+                work.extend(parts);
+            }
+        }
+        false
     }
 
     /// The bytes field `member` of a struct object from [`Self::struct_memory`] takes.
@@ -457,6 +569,35 @@ impl Lowerer<'_, '_, '_> {
             self.fields.insert((base, member), v);
             return v;
         }
+        if let Some(class) = self.pointee_pointer_field(base, &member) {
+            // `(*node).next`, `node.as_ref().prev`: a pointer or owner stored in the
+            // pointed-to struct is another block, loaded from memory.
+            let region = self.val(base).view.clone();
+            self.emit(
+                Op::Read {
+                    value: base,
+                    region,
+                },
+                span,
+            );
+            let name = format!("{}.{member}", self.val(base).name.as_deref().unwrap_or("_"));
+            let root = self.new_root(
+                name.clone(),
+                RootOrigin::Unknown,
+                4,
+                None,
+                ReleasedBy::NotOwned,
+                span,
+            );
+            let kind = match class {
+                TyClass::RawPtr => ValueKind::RawPtr(Some(root)),
+                _ => ValueKind::View(root),
+            };
+            let v = self.new_value(Some(name), kind, class, span);
+            self.emit(Op::Load { dst: v, root }, span);
+            self.fields.insert((base, member), v);
+            return v;
+        }
         if self.val(base).kind.is_memory() {
             // A wrapper (`SendPtr(p)`, `Slot { ptr }`) carries its memory in its field.
             let v = self.copy_value(base, None, span);
@@ -496,6 +637,9 @@ impl Lowerer<'_, '_, '_> {
                     ReleasedBy::NotOwned,
                     span,
                 );
+                if let Some(r) = self.root_mut(root) {
+                    r.elem_type = fi.elem_name.clone();
+                }
                 let kind = match fi.ty {
                     TyClass::RawPtr => ValueKind::RawPtr(Some(root)),
                     _ => ValueKind::View(root),

@@ -30,6 +30,8 @@ pub enum Ctor {
     Like(usize),
     /// A literal's element count (`arr1(&[..])`).
     Literal(usize),
+    /// No elements, and no heap block until something is added (`Vec::new()`).
+    Empty,
     Unknown,
 }
 
@@ -275,6 +277,26 @@ pub enum Sem {
     NullTest,
     /// `(n, m).strides((s0, s1))`, `.f()`: a shape with strides for `from_shape_ptr`.
     ShapeStrides,
+    /// `mem::take(&mut x)`, `mem::replace(&mut x, y)`: the old value moves out of the
+    /// place into a new owner; what stays behind is another value.
+    TakeOut,
+    /// A method of an atomic (or of a buffer, for `swap` on a slice: see
+    /// [`table::BUFFER_METHODS`]).
+    Atomic(AtomicOp),
+}
+
+/// What an atomic method does; the value it returns is a copy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AtomicOp {
+    Load,
+    /// `store(v, ..)`: `v` is kept by the atomic.
+    Store,
+    /// `swap(v, ..)`: `v` is kept, the old value comes back.
+    Swap,
+    /// `compare_exchange(current, new, ..)`: `new` is kept when it succeeds.
+    CompareExchange,
+    /// `fetch_add`, `fetch_update`, ...: a read and a write.
+    ReadModifyWrite,
 }
 
 /// The model table one analysis consults: the rows the user configured, then the
@@ -324,6 +346,14 @@ impl Models {
                 return Some(Sem::InPlace(0));
             }
         }
+        if matches!(
+            recv,
+            TyClass::Array | TyClass::ArrayView | TyClass::Slice | TyClass::Vec
+        ) {
+            if let Some(sem) = table::lookup(table::BUFFER_METHODS, method) {
+                return Some(sem);
+            }
+        }
         if let Some(sem) = table::lookup(table::METHODS, method) {
             return Some(sem);
         }
@@ -366,11 +396,21 @@ impl Models {
         if let Some(m) = user {
             return Some(m.sem());
         }
+        // A one-word row (`alloc`, `zeros`, `default`) names a function of a module or
+        // a constructor of a modelled type, not any type's method of that name
+        // (`Default::default()`, an arena's `Alloc::alloc`).
+        let owner_fits = match path {
+            [.., owner, _] => {
+                owner.starts_with(|c: char| c.is_ascii_lowercase())
+                    || class_of_type_name(owner) != TyClass::Unknown
+            }
+            _ => true,
+        };
         table::PATHS
             .iter()
             .filter(|(suffix, _)| {
                 let want: Vec<&str> = suffix.split("::").collect();
-                ends_with(path, &want)
+                ends_with(path, &want) && (want.len() > 1 || owner_fits)
             })
             .max_by_key(|(suffix, _)| suffix.matches("::").count())
             .map(|(_, sem)| *sem)
@@ -509,6 +549,12 @@ pub fn type_size(name: &str) -> Option<TypeSize> {
 /// (`Some(x)`, `Ok(x)`).
 pub fn is_wrapper_variant(name: &str) -> bool {
     table::WRAPPER_VARIANTS.contains(&name)
+}
+
+/// Whether enum variant `name` holds the value (`Some`, `Ok`: true) or stands for its
+/// absence (`None`, `Err`: false).
+pub fn variant_holds_value(name: &str) -> Option<bool> {
+    table::lookup(table::VARIANT_PRESENCE, name)
 }
 
 /// Whether elements of type `name` are padded to a whole cache line.

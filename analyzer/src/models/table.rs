@@ -6,8 +6,8 @@
 //! become rows of the same table ([`super::Models`]).
 
 use super::{
-    Adapter, Ctor, ForEach, IntOp, LayoutCtor, LeakKind, MacroSem, Meta, ParKind, ReleaseHow, Sem,
-    TypeSize, ViewKind, WrapKind,
+    Adapter, AtomicOp, Ctor, ForEach, IntOp, LayoutCtor, LeakKind, MacroSem, Meta, ParKind,
+    ReleaseHow, Sem, TypeSize, ViewKind, WrapKind,
 };
 use crate::ir::TyClass;
 
@@ -131,7 +131,6 @@ pub const METHODS: &[(&str, Sem)] = &[
     ("map_inplace", Sem::InPlace(0)),
     ("zip_mut_with", Sem::InPlace(0)),
     ("scaled_add", Sem::InPlace(0)),
-    ("swap", Sem::InPlace(0)),
     ("sort", Sem::InPlace(0)),
     ("sort_unstable", Sem::InPlace(0)),
     ("sort_by", Sem::InPlace(0)),
@@ -141,14 +140,23 @@ pub const METHODS: &[(&str, Sem)] = &[
     ("assign", Sem::Overwrite(0)),
     ("copy_from_slice", Sem::Overwrite(0)),
     ("clone_from_slice", Sem::Overwrite(0)),
-    ("store", Sem::Overwrite(0)),
-    ("fetch_add", Sem::InPlace(0)),
-    ("fetch_sub", Sem::InPlace(0)),
-    ("fetch_max", Sem::InPlace(0)),
-    ("fetch_min", Sem::InPlace(0)),
-    ("fetch_or", Sem::InPlace(0)),
-    ("fetch_and", Sem::InPlace(0)),
-    ("compare_exchange", Sem::InPlace(0)),
+    // atomics: `swap` on a slice or array is in `BUFFER_METHODS`
+    ("store", Sem::Atomic(AtomicOp::Store)),
+    ("swap", Sem::Atomic(AtomicOp::Swap)),
+    ("compare_exchange", Sem::Atomic(AtomicOp::CompareExchange)),
+    (
+        "compare_exchange_weak",
+        Sem::Atomic(AtomicOp::CompareExchange),
+    ),
+    ("fetch_add", Sem::Atomic(AtomicOp::ReadModifyWrite)),
+    ("fetch_sub", Sem::Atomic(AtomicOp::ReadModifyWrite)),
+    ("fetch_max", Sem::Atomic(AtomicOp::ReadModifyWrite)),
+    ("fetch_min", Sem::Atomic(AtomicOp::ReadModifyWrite)),
+    ("fetch_or", Sem::Atomic(AtomicOp::ReadModifyWrite)),
+    ("fetch_and", Sem::Atomic(AtomicOp::ReadModifyWrite)),
+    ("fetch_xor", Sem::Atomic(AtomicOp::ReadModifyWrite)),
+    ("fetch_nand", Sem::Atomic(AtomicOp::ReadModifyWrite)),
+    ("fetch_update", Sem::Atomic(AtomicOp::ReadModifyWrite)),
     ("push", Sem::StoreArg(1)),
     ("insert", Sem::StoreArg(2)),
     ("extend_from_slice", Sem::InPlace(0)),
@@ -207,7 +215,7 @@ pub const METHODS: &[(&str, Sem)] = &[
     ("dim", Sem::Metadata(Meta::Dim)),
     ("raw_dim", Sem::Metadata(Meta::Shape)),
     ("ndim", Sem::Metadata(Meta::Other)),
-    ("load", Sem::Read),
+    ("load", Sem::Atomic(AtomicOp::Load)),
     ("get", Sem::Read),
     ("first", Sem::Read),
     ("last", Sem::Read),
@@ -229,6 +237,10 @@ pub const METHODS: &[(&str, Sem)] = &[
     // raw pointers tested for null
     ("is_null", Sem::NullTest),
 ];
+
+/// Methods that mean something else on a slice, array or vector than on the atomics that
+/// share their names, consulted first for those receivers.
+pub const BUFFER_METHODS: &[(&str, Sem)] = &[("swap", Sem::InPlace(0))];
 
 /// Methods of PyTorch-style tensors (tch naming), consulted first for `Tensor`s.
 pub const TCH_METHODS: &[(&str, Sem)] = &[
@@ -388,7 +400,8 @@ pub const PATHS: &[(&str, Sem)] = &[
     ("arr1", Sem::Alloc(Ctor::Literal(0))),
     ("arr2", Sem::Alloc(Ctor::Unknown)),
     ("arr3", Sem::Alloc(Ctor::Unknown)),
-    ("Vec::new", Sem::Alloc(Ctor::Unknown)),
+    ("Vec::new", Sem::Alloc(Ctor::Empty)),
+    ("VecDeque::new", Sem::Alloc(Ctor::Empty)),
     ("Vec::with_capacity", Sem::Alloc(Ctor::Len(0))),
     ("Box::new", Sem::Wrap(WrapKind::Heap)),
     ("Arc::new", Sem::Wrap(WrapKind::Heap)),
@@ -442,6 +455,8 @@ pub const PATHS: &[(&str, Sem)] = &[
     ("NonNull::new_unchecked", Sem::View(ViewKind::Whole)),
     ("NonNull::from", Sem::RawPtr),
     ("ptr::read", Sem::PtrRead),
+    ("mem::take", Sem::TakeOut),
+    ("mem::replace", Sem::TakeOut),
     ("mem::transmute_copy", Sem::BitCopy(0)),
     ("transmute_copy", Sem::BitCopy(0)),
     ("ptr::write", Sem::PtrWrite),
@@ -658,11 +673,25 @@ pub const PADDED_TYPES: &[&str] = &["CachePadded"];
 /// scrutinee's own memory.
 pub const WRAPPER_VARIANTS: &[&str] = &["Some", "Ok", "Err"];
 
+/// Variants of `Option` and `Result`: whether a pattern on them means the value is there.
+pub const VARIANT_PRESENCE: &[(&str, bool)] = &[
+    ("Some", true),
+    ("Ok", true),
+    ("None", false),
+    ("Err", false),
+];
+
 /// Every name in every table, for the test that the lowering tests no name the tables
 /// do not own.
 pub fn every_name() -> Vec<&'static str> {
     let mut names: Vec<&'static str> = Vec::new();
-    for t in [METHODS, TCH_METHODS, TENSOR_ONLY_METHODS, PATHS] {
+    for t in [
+        METHODS,
+        BUFFER_METHODS,
+        TCH_METHODS,
+        TENSOR_ONLY_METHODS,
+        PATHS,
+    ] {
         for (n, _) in t {
             names.extend(n.split("::"));
         }
@@ -676,6 +705,7 @@ pub fn every_name() -> Vec<&'static str> {
     names.extend(MACROS.iter().map(|(n, _)| *n));
     names.extend(SCALAR_BYTES.iter().map(|(n, _)| *n));
     names.extend(TYPE_SIZES.iter().map(|(n, _)| *n));
+    names.extend(VARIANT_PRESENCE.iter().map(|(n, _)| *n));
     for list in [
         NULL_POINTER_FNS,
         ADDRESSLESS_CASTS,

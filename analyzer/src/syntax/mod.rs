@@ -1,6 +1,7 @@
 //! Parsing one file with syn, turning syntax errors into [`SourceError`]s, and reading
 //! what written types ([`ty`]) and integer expressions ([`int`]) say.
 
+pub mod cfg;
 pub mod int;
 pub mod item_macros;
 pub mod ty;
@@ -177,13 +178,14 @@ pub fn load_crate(
     name: &str,
     root: &Path,
     edition: Edition,
+    cfg: &cfg::CfgSet,
     sources: &mut SourceMap,
     display: &dyn Fn(&Path) -> String,
     excluded: &dyn Fn(&Path) -> bool,
 ) -> (CrateSources, Vec<SourceError>) {
     let mut records = Vec::new();
     let mut parsed = Vec::new();
-    let mut pending = vec![PendingFile::root(root, edition)];
+    let mut pending = vec![PendingFile::root(root, edition, cfg)];
     // Depth-first in source order: the first claim of a file is its smallest key.
     let mut claims = Claims::default();
     while let Some(next) = pending.pop() {
@@ -287,6 +289,8 @@ pub(crate) struct PendingFile {
     ancestors: Vec<PathBuf>,
     /// The crate's edition, which every module file shares.
     edition: Edition,
+    /// What is known of the configuration it is compiled in, shared likewise.
+    cfg: std::sync::Arc<cfg::CfgSet>,
 }
 
 impl PendingFile {
@@ -294,7 +298,7 @@ impl PendingFile {
         &self.path
     }
 
-    pub(crate) fn root(path: &Path, edition: Edition) -> PendingFile {
+    pub(crate) fn root(path: &Path, edition: Edition, cfg: &cfg::CfgSet) -> PendingFile {
         PendingFile {
             path: path.to_path_buf(),
             module_path: Vec::new(),
@@ -303,6 +307,7 @@ impl PendingFile {
             key: Vec::new(),
             ancestors: Vec::new(),
             edition,
+            cfg: std::sync::Arc::new(cfg.clone()),
         }
     }
 }
@@ -398,7 +403,11 @@ pub(crate) fn load_pending(
         }
     };
     let ast = match parse_file_in(file, &text, pending.edition) {
-        Ok(ast) => ast,
+        Ok(mut ast) => {
+            // Items compiled out are not read, modules among them included.
+            pending.cfg.strip(&mut ast.items);
+            ast
+        }
         Err(err) => {
             record.errors.push(err);
             record.text = Some(text);
@@ -431,6 +440,7 @@ pub(crate) fn load_pending(
                 module_path: child.module_path.clone(),
                 declared_at: Some(child.span),
                 edition: pending.edition,
+                cfg: pending.cfg.clone(),
                 key,
                 ancestors: ancestors.clone(),
             });
@@ -705,6 +715,7 @@ mod tests {
             "demo",
             &dir.join("src/lib.rs"),
             Edition::default(),
+            &cfg::CfgSet::default(),
             &mut sources,
             &display,
             &|_| false,

@@ -50,6 +50,7 @@ pub fn elem_bytes_of_type(ty: &syn::Type) -> Option<u32> {
         syn::Type::Slice(s) => elem_bytes_of_type(&s.elem),
         syn::Type::Array(a) => elem_bytes_of_type(&a.elem),
         syn::Type::Paren(p) => elem_bytes_of_type(&p.elem),
+        syn::Type::Tuple(t) if t.elems.is_empty() => Some(0),
         syn::Type::Path(p) => {
             let last = p.path.segments.last()?;
             let name = last.ident.to_string();
