@@ -13,7 +13,8 @@ Each lint finding is matched against `lintcheck/reviews.toml`, where a person ma
 `true` (a bug), `intended` (deliberate, with the suppression a user would write) or
 `false` (a false positive), with a one-line reason. With `--check` the run fails on a
 finding without a review, on a false finding at error level, on more false findings
-than one per 200,000 lines, on an input problem at error level, and on any internal
+than one per 200,000 lines, on an input problem at error level, on a review that matches
+no finding (its history belongs in the comment of `reviews.toml`), and on any internal
 error.
 
 usage: lintcheck/lintcheck.py [--download-only] [--check] [--binary PATH] [--runs N]
@@ -292,6 +293,13 @@ def write_report(results: dict, reviews: list[dict]) -> list[str]:
     out += ["", "## Notes", ""]
     notes = [f"- {crate}: {f['message']}" for crate, r in results.items() for f in r["notes"]]
     out += notes or ["None."]
+    out += ["", "## Reviews that match no finding", "",
+            "A review whose finding is gone belongs in the history comment of `reviews.toml`.", ""]
+    matched = {id(review_of(reviews, crate, f)) for crate, r in results.items() for f in r["findings"]}
+    stale = [f"- {rv.get('crate')} `{rv.get('file')}` {rv.get('lint')}: `{rv.get('text', '').strip()}`"
+             for rv in reviews if id(rv) not in matched]
+    failures += [f"review matches no finding: {line[2:]}" for line in stale]
+    out += stale or ["None."]
     out += ["", "## Panics and internal errors", ""]
     problems = [f"- {crate}: {p}" for crate, r in results.items() for p in r["internal"]]
     failures += problems
@@ -305,7 +313,7 @@ def main() -> int:
     parser.add_argument("--download-only", action="store_true")
     parser.add_argument("--check", action="store_true",
                         help="fail on unreviewed or false-at-error-level findings, too many false ones, "
-                             "input problems at error level, or internal errors")
+                             "input problems at error level, reviews that match no finding, or internal errors")
     parser.add_argument("--binary", help="use this cargo-tensor-lint instead of building the release binary")
     parser.add_argument("--runs", type=int, default=3, help="crate-mode runs per crate; the best time is kept")
     args = parser.parse_args()

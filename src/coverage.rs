@@ -98,7 +98,8 @@ pub fn unreached_note(
         )
         .with_note(format!("not analysed: {}", names.join(", ")))
         .with_help(
-            "declare them with `mod`, or list them under `exclude` in `tensor-lint.toml` if they are not part of the crate",
+            "`--all-features` (or `--features ..`) analyses modules behind features this run did not enable; \
+             declare the others with `mod`, or list them under `exclude` in `tensor-lint.toml` if they are not part of the crate",
         ),
     )
 }

@@ -525,7 +525,7 @@ fn check_unit(
     let root = CrateRoot {
         name: &unit.crate_name,
         root: &unit.root_file,
-        edition: syntax::Edition::from_cargo(&unit.origin.edition),
+        edition: unit.edition,
         display: &display,
         excluded: &excluded,
     };

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use cargo_metadata::{Metadata, MetadataCommand, Package, TargetKind};
 
 use tensor_lint_analyzer::syntax::cfg::CfgSet;
+use tensor_lint_analyzer::syntax::Edition;
 
 use crate::config::Config;
 use crate::error::ToolError;
@@ -66,6 +67,8 @@ pub struct Unit {
     pub crate_name: String,
     /// The features and test flag it is compiled with, as far as known.
     pub cfg: CfgSet,
+    /// The edition it is parsed in: cargo's for a target, unknown for a loose file.
+    pub edition: Edition,
     pub root_file: PathBuf,
     pub origin: Origin,
     pub config: Config,
@@ -128,6 +131,9 @@ fn loose_files(files: &[PathBuf]) -> Result<Vec<Unit>, ToolError> {
                     edition: "2021".into(),
                 },
                 crate_name: name,
+                // `rustc FILE.rs` reads Rust 2015 unless told otherwise, and a file
+                // from a cargo package reads its package's edition: try both.
+                edition: Edition::Unknown,
                 root_file: file.clone(),
                 config: config.clone(),
                 // A loose file has no package to name its features; `rustc FILE.rs`
@@ -193,6 +199,7 @@ fn cargo_units(
             };
             units.push(Unit {
                 crate_name: target.name.replace('-', "_"),
+                edition: Edition::from_cargo(target.edition.as_str()),
                 root_file: target.src_path.clone().into_std_path_buf(),
                 origin: Origin {
                     package_id: package.id.repr.clone(),

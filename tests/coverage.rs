@@ -224,3 +224,25 @@ fn features_follow_the_package_defaults_unless_the_flags_say_otherwise() {
     }
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[test]
+fn a_loose_file_of_rust_2015_is_read_and_its_bug_found() {
+    // `async` is a plain name in Rust 2015, which `rustc FILE.rs` reads by default.
+    let dir = scratch(
+        "edition",
+        &[(
+            "old.rs",
+            "mod async { pub fn grow(n: usize) -> Vec<f32> { vec![0.0; n] } }\n\
+             use async::grow;\n\
+             pub fn forgotten(n: usize) {\n    std::mem::forget(grow(n));\n}\n",
+        )],
+    );
+    let output = bin()
+        .current_dir(&dir)
+        .args(["--color=never", "old.rs"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert!(!err.contains("does not parse"), "{err}");
+    assert!(err.contains("warning[tensor_lint::leak]"), "{err}");
+}

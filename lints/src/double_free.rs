@@ -40,7 +40,7 @@ crate::declare_lint! {
 use tensor_lint_analyzer::dataflow::alloc_state::{PathAnswer, PathEnd, PathSearch, Step};
 use tensor_lint_analyzer::dataflow::PointsTo;
 use tensor_lint_analyzer::ir::{
-    BlockId, BodyId, FnIr, Op, ReleaseKind, RootId, RootOrigin, ValueId,
+    BlockId, BodyId, FnIr, Op, ReleaseKind, RootId, RootOrigin, TyClass, ValueId, ValueKind,
 };
 use tensor_lint_analyzer::source::Span;
 
@@ -228,9 +228,36 @@ fn diagnostic(f: &FnIr, pt: &PointsTo, first: &ReleaseSite, second: &ReleaseSite
             d = d.with_note(format!("`{b}` and `{a}` point to the same allocation"));
         }
     }
-    d.with_help(format!(
-        "release {what} exactly once on each path; if it must be released early, set the pointer to null and test it before the second release"
-    ))
+    d.with_help(help(f, &what, first, second))
+}
+
+/// A fix that fits what is released: a pointer can be nulled, an owner cannot.
+fn help(f: &FnIr, what: &str, first: &ReleaseSite, second: &ReleaseSite) -> String {
+    if second.how == ReleaseKind::ScopeEnd {
+        return format!(
+            "let the owner's drop release {what}, or wrap the owner in `std::mem::ManuallyDrop` when {what} is released by hand"
+        );
+    }
+    if first.realloc_into.is_some() {
+        return format!(
+            "after `realloc` succeeds only its result may be released; release {what} only where `realloc` returned null"
+        );
+    }
+    let pointer = [first, second]
+        .iter()
+        .any(|site| {
+            let value = f.value(site.value);
+            matches!(value.kind, ValueKind::RawPtr(_)) || value.ty == TyClass::RawPtr
+        });
+    if pointer {
+        format!(
+            "release {what} exactly once on each path; if it must be released early, set the pointer to null and test it before the second release"
+        )
+    } else {
+        format!(
+            "release {what} exactly once on each path; if it must be released early, hold it in an `Option` and release what `take()` returns"
+        )
+    }
 }
 
 #[cfg(test)]

@@ -58,7 +58,7 @@ use tensor_lint_analyzer::dataflow::alloc_state::{PathAnswer, PathEnd, PathSearc
 use tensor_lint_analyzer::dataflow::{FnFacts, PointsTo};
 use tensor_lint_analyzer::ir::{
     BlockId, BodyId, Callee, EscapeKind, FnIr, LeakKind, Op, ReleaseKind, ReleasedBy, ReturnKind,
-    RootId, RootOrigin, Terminator, ValueId, ValueKind,
+    RootId, RootOrigin, Terminator, TyClass, ValueId, ValueKind,
 };
 use tensor_lint_analyzer::source::Span;
 
@@ -465,9 +465,21 @@ fn diagnostic(f: &FnIr, pt: &PointsTo, body: BodyId, ob: &Obligation, end: PathE
         (Some((api, LeakKind::Leak)), _) => format!(
             "`{api}` never frees: return or store the reference, or keep the owner and let it drop"
         ),
-        (Some(_), _) => format!(
-            "rebuild the owner (`Vec::from_raw_parts`, `ManuallyDrop::drop`) {before}, or let it drop instead of forgetting it"
-        ),
+        (Some((api, _)), _) if api.ends_with("ManuallyDrop::new") => {
+            if f.value(ob.value).ty == TyClass::Vec {
+                format!(
+                    "rebuild the vector with `Vec::from_raw_parts` {before}, or drop it with `ManuallyDrop::drop`"
+                )
+            } else {
+                format!(
+                    "drop it with `ManuallyDrop::drop` {before}, or let it drop instead of wrapping it in `ManuallyDrop`"
+                )
+            }
+        }
+        (Some(_), _) => {
+            "keep the owner and let it drop instead of forgetting it, or return it to the caller"
+                .to_string()
+        }
         (None, Some(ReleasedBy::Dealloc)) => format!(
             "call `std::alloc::dealloc` on {what} {before}, or hold it in a guard type whose `Drop` deallocates it"
         ),

@@ -36,6 +36,8 @@ pub enum Edition {
     /// Rust 2018 and later.
     #[default]
     E2018,
+    /// Not known (a loose file): read as Rust 2018 and, failing that, as Rust 2015.
+    Unknown,
 }
 
 impl Edition {
@@ -61,7 +63,7 @@ pub fn parse_file_in(file: FileId, text: &str, edition: Edition) -> Result<syn::
     let blanked = crate::lexical::blank_doc_comments(text);
     let readable = blanked.as_deref().unwrap_or(text);
     let mut parsed = syn::parse_file(readable);
-    if parsed.is_err() && edition == Edition::E2015 {
+    if parsed.is_err() && matches!(edition, Edition::E2015 | Edition::Unknown) {
         // syn reads Rust 2018; the 2015 names that are keywords there are made raw
         // identifiers, which keep their spans.
         if let Ok(ast) = parse_2015(readable) {
