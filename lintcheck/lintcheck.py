@@ -136,7 +136,7 @@ def download(name: str, version: str) -> Path:
 
 def binary_path(explicit: str | None) -> Path:
     if explicit:
-        return Path(explicit)
+        return Path(explicit).resolve()
     subprocess.run(["cargo", "build", "--release", "--locked", "-q"], cwd=ROOT, check=True)
     return ROOT / "target" / "release" / "cargo-tensor-lint"
 

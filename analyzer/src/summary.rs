@@ -14,6 +14,7 @@ use crate::ir::{
     Annotations, FnIr, Op, ReleaseKind, ReleasedBy, RootOrigin, Terminator, ValueId, ValueKind,
     ViewOp,
 };
+use crate::source::Span;
 
 /// What a function returns, memory-wise.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -34,11 +35,21 @@ pub struct FnSummary {
     pub inplace: BTreeSet<usize>,
     pub frees: BTreeSet<usize>,
     pub escapes: BTreeSet<usize>,
+    /// Parameters whose memory an atomic operation writes (`self.state.fetch_or(..)`),
+    /// with the bytes `(offset, len)` of the parameter's object written, when the
+    /// parameter is a struct object and the field is known.
+    /// The span is the first such operation's (a nested call's, when it is in a
+    /// callee of the callee).
+    pub atomic_writes: BTreeSet<AtomicWrite>,
     pub returns: ReturnSummary,
     /// With [`ReturnSummary::ViewOf`]: the returned view has the argument's geometry
     /// (a getter such as `SendPtr::get`), so a caller keeps what it knew.
     pub returns_whole: bool,
 }
+
+/// A parameter an atomic operation of the function writes: its index, the bytes
+/// `(offset, len)` of the parameter's object when known, and where the operation is.
+pub type AtomicWrite = (usize, Option<(i64, i64)>, Span);
 
 impl FnSummary {
     /// The summary the annotations alone give.
@@ -80,6 +91,37 @@ impl FnSummary {
         };
         let kind = |v: ValueId| ir.values.get(v.0 as usize).map(|v| &v.kind);
         for (_, _, stmt) in ir.stmts() {
+            if let Op::Atomic {
+                value,
+                write: true,
+                inner,
+            } = &stmt.op
+            {
+                let bytes = ir.values.get(value.0 as usize).and_then(|v| {
+                    let view = v.view.as_ref()?;
+                    let root = ir.roots.get(view.root.0 as usize)?;
+                    if root.elem_bytes != 1 {
+                        return None;
+                    }
+                    let [dim] = view.dims.as_slice() else {
+                        return None;
+                    };
+                    (dim.stride.as_const()? == 1)
+                        .then(|| Some((view.offset.as_const()?, dim.len.as_const()?)))
+                        .flatten()
+                });
+                let at = inner.unwrap_or(stmt.span);
+                for i in params_of(*value) {
+                    if !s
+                        .atomic_writes
+                        .iter()
+                        .any(|(j, b, _)| (*j, *b) == (i, bytes))
+                    {
+                        s.atomic_writes.insert((i, bytes, at));
+                    }
+                }
+                continue;
+            }
             let (set, value) = match &stmt.op {
                 Op::Read { value, .. } => (&mut s.reads, *value),
                 Op::Write { value, .. } => (&mut s.writes, *value),

@@ -137,6 +137,10 @@ fn conflict<'a>(
     if a.kind == AccessKind::Read && b.kind == AccessKind::Read {
         return None;
     }
+    // An atomic synchronises every access made through it.
+    if a.atomic || b.atomic {
+        return None;
+    }
     // Disjointness of safe borrows is the borrow checker's to prove, and it does.
     if a.root != b.root || !(a.unchecked || b.unchecked) {
         return None;

@@ -50,7 +50,15 @@ pub(crate) fn access_name(
             None => break,
         }
     }
-    snippet(cx, a.span).unwrap_or_else(|| "the pointer".to_string())
+    // An atomic's method call is named by its receiver (`hits[t]`), not the whole call.
+    let receiver = a
+        .atomic
+        .then(|| ir.values.get(a.value.0 as usize))
+        .flatten()
+        .and_then(|v| snippet(cx, v.span));
+    receiver
+        .or_else(|| snippet(cx, a.span))
+        .unwrap_or_else(|| "the pointer".to_string())
 }
 
 /// The name of a buffer: the binding that owns it, else the name it was first known by.

@@ -9,7 +9,8 @@ crate::declare_lint! {
     ///
     /// Which writers count as different threads:
     /// - each task of `rayon::join`, each `spawn` on a `rayon::scope` or
-    ///   `std::thread::scope` (one per iteration when spawned in a loop);
+    ///   `std::thread::scope` (one per iteration when spawned in a loop), and threads of
+    ///   `std::thread::spawn` started with no `join` between them;
     /// - the items of a parallel iterator (`par_iter_mut`, `par_chunks_mut`,
     ///   `Zip::par_for_each`, `par_azip!`) only when there are about as many items as
     ///   threads: a count derived from `rayon::current_num_threads()` (or
@@ -17,8 +18,15 @@ crate::declare_lint! {
     ///   contiguous run of items, so in a longer iteration neighbouring items run on the
     ///   same thread and only the line at each end of a run is written by two threads.
     ///
+    /// A write is a store or an atomic operation (`fetch_add`, `store`, `swap`,
+    /// `compare_exchange`, ...), made by the task or by a method of the crate it calls
+    /// (`slots[w].record(n)` where `record` bumps an atomic of `self`). Atomics never
+    /// race, but they share lines like anything else.
+    ///
     /// Struct fields are told apart for a struct value the function builds from plain
-    /// values (`Stats { hits: 0, misses: 0 }`), laid out in declaration order.
+    /// values (`Stats { hits: 0, misses: 0 }`), and for a struct shared through `&T` or
+    /// `Arc<T>` whose fields are all numbers, atomics, cells or padded slots, laid out in
+    /// declaration order.
     ///
     /// Such boundary lines are not reported, nor are chunks of a line or more, elements
     /// padded to a line (`CachePadded`, `#[repr(align(N))]` with `N` at least the line),
@@ -305,6 +313,11 @@ fn finding(
     };
     let mut diagnostic = Diagnostic::new(Severity::Warning, message, Label::new(a.span, primary))
         .with_code(format!("tensor_lint::{}", FALSE_SHARING.name));
+    for access in std::iter::once(a).chain(other.map(|(_, b)| b)) {
+        if let Some(inner) = access.inner {
+            diagnostic = diagnostic.with_label(inner, "the write happens here, inside the call");
+        }
+    }
     if let Some((tb, b)) = other {
         let name_b = access_name(cx, ir, derived, b);
         diagnostic = diagnostic.with_label(

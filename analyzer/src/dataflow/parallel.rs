@@ -52,11 +52,63 @@ fn regions(ir: &FnIr, derived: &Derivations) -> Vec<RegionFacts> {
     let mut out = Vec::new();
     for body in &ir.bodies {
         let base = body.blocks.first().map_or(0, |b| b.loop_depth);
+        // Threads spawned one after another run together until they are joined: the
+        // spawns of a body with no `join` between them form one region.
+        let joins: Vec<usize> = body
+            .blocks
+            .iter()
+            .flat_map(|b| &b.stmts)
+            .filter(|s| match &s.op {
+                Op::Call {
+                    callee: Callee::Unknown(name),
+                    ..
+                } => models::is_thread_join(name),
+                _ => false,
+            })
+            .map(|s| s.span.range().start)
+            .collect();
+        let mut spawned_threads: Option<(RegionFacts, usize)> = None;
         for block in &body.blocks {
             for stmt in &block.stmts {
                 let Op::Parallel(region) = &stmt.op else {
                     continue;
                 };
+                if region.kind == ParallelKind::ThreadSpawn {
+                    let at = stmt.span.range().start;
+                    let joined = |since: usize| joins.iter().any(|&j| since < j && j < at);
+                    let mut group = match spawned_threads.take() {
+                        Some((group, last)) if last < at && !joined(last) => group,
+                        Some((group, _)) => {
+                            out.push(group);
+                            RegionFacts {
+                                kind: ParallelKind::ThreadSpawn,
+                                in_loop: false,
+                                tasks: Vec::new(),
+                            }
+                        }
+                        None => RegionFacts {
+                            kind: ParallelKind::ThreadSpawn,
+                            in_loop: false,
+                            tasks: Vec::new(),
+                        },
+                    };
+                    // Repeated when every spawn of the group is (one alone: as before).
+                    let repeated = block.loop_depth > base;
+                    group.in_loop = if group.tasks.is_empty() {
+                        repeated
+                    } else {
+                        group.in_loop && repeated
+                    };
+                    for task in &region.tasks {
+                        group.tasks.push(TaskFacts {
+                            number: group.tasks.len() + 1,
+                            task: task.clone(),
+                            accesses: task_accesses(ir, derived, task),
+                        });
+                    }
+                    spawned_threads = Some((group, stmt.span.range().end));
+                    continue;
+                }
                 let mut tasks = Vec::new();
                 let mut spawned = 0;
                 for task in &region.tasks {
@@ -85,6 +137,7 @@ fn regions(ir: &FnIr, derived: &Derivations) -> Vec<RegionFacts> {
                 });
             }
         }
+        out.extend(spawned_threads.map(|(group, _)| group));
     }
     out
 }
@@ -213,6 +266,11 @@ pub struct TaskAccess {
     pub unchecked: bool,
     /// Repeated inside the task: in a loop of the task's own code.
     pub in_loop: bool,
+    /// An operation of an atomic (`fetch_add`, `store`, `compare_exchange`): never a
+    /// race, but a write to its cache line all the same.
+    pub atomic: bool,
+    /// Where a callee performs the access it is summarised by, when it does.
+    pub inner: Option<Span>,
     pub span: Span,
 }
 
@@ -312,12 +370,16 @@ fn task_accesses(ir: &FnIr, derived: &Derivations, task: &Task) -> Vec<TaskAcces
         for block in &ir.body(b).blocks {
             let in_loop = nested_in_loop || block.loop_depth > entry_depth(b);
             for stmt in &block.stmts {
-                let mut push = |kind: AccessKind, value: ValueId, region: Option<&View>| {
+                let mut push = |kind: AccessKind,
+                                value: ValueId,
+                                region: Option<&View>,
+                                atomic: bool,
+                                inner: Option<Span>| {
                     let Some(v) = ir.values.get(value.0 as usize) else {
                         return;
                     };
                     let Some(root) = v.kind.root() else { return };
-                    if is_synchronised(ir, root) {
+                    if !atomic && is_synchronised(ir, root) {
                         return;
                     }
                     // A pointer's own view is the element it points at; an access
@@ -344,17 +406,35 @@ fn task_accesses(ir: &FnIr, derived: &Derivations, task: &Task) -> Vec<TaskAcces
                         folded,
                         unchecked: is_unchecked(ir, derived, value),
                         in_loop,
+                        atomic,
+                        inner,
                         span: stmt.span,
                     });
                 };
                 match &stmt.op {
-                    Op::Read { value, region } => push(AccessKind::Read, *value, region.as_ref()),
-                    Op::Write { value, region } => push(AccessKind::Write, *value, region.as_ref()),
+                    Op::Read { value, region } => {
+                        push(AccessKind::Read, *value, region.as_ref(), false, None)
+                    }
+                    Op::Write { value, region } => {
+                        push(AccessKind::Write, *value, region.as_ref(), false, None)
+                    }
+                    Op::Atomic {
+                        value,
+                        write,
+                        inner,
+                    } => {
+                        let kind = if *write {
+                            AccessKind::Write
+                        } else {
+                            AccessKind::Read
+                        };
+                        push(kind, *value, None, true, *inner);
+                    }
                     Op::InPlace { dst, srcs, method } if !models::is_atomic_method(method) => {
                         for s in srcs {
-                            push(AccessKind::Read, *s, None);
+                            push(AccessKind::Read, *s, None, false, None);
                         }
-                        push(AccessKind::Write, *dst, None);
+                        push(AccessKind::Write, *dst, None, false, None);
                     }
                     _ => {}
                 }

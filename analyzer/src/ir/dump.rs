@@ -475,7 +475,7 @@ fn op_text(ir: &CrateIr, f: &FnIr, op: &Op) -> String {
         Op::Use { value } => format!("use {}", n(value)),
         Op::AssumeNull { value } => format!("assume {} is null", n(value)),
         Op::Load { dst, root } => format!("{} = load r{}", n(dst), root.0),
-        Op::Atomic { value, write } => {
+        Op::Atomic { value, write, .. } => {
             format!(
                 "atomic {} {}",
                 if *write { "write" } else { "read" },

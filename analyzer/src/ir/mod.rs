@@ -396,8 +396,13 @@ pub enum Op {
     AssumeNull { value: ValueId },
     /// An atomic load, store or read-modify-write of `value`'s memory: synchronised
     /// (never a race, never an in-place tensor op), but a write to its cache line when
-    /// `write` is set.
-    Atomic { value: ValueId, write: bool },
+    /// `write` is set. `inner` is where the operation is written when a callee
+    /// performs it on an argument.
+    Atomic {
+        value: ValueId,
+        write: bool,
+        inner: Option<Span>,
+    },
 }
 
 impl Op {

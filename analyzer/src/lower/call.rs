@@ -337,6 +337,31 @@ impl Lowerer<'_, '_, '_> {
         for op in effects {
             self.emit(op, span);
         }
+        // Atomic writes of the callee land on the argument's bytes it names.
+        for &(i, bytes, inner) in &summary.atomic_writes {
+            let Some(value) = arg(i).filter(|&v| self.val(v).kind.is_memory()) else {
+                continue;
+            };
+            let value = match bytes {
+                Some((offset, len)) if self.is_struct_memory(value) => {
+                    let how = crate::ir::ViewOp::Slice(vec![crate::ir::SliceSpec::Range {
+                        start: Some(crate::oracle::Expr::int(offset)),
+                        end: Some(crate::oracle::Expr::int(offset + len)),
+                        step: crate::oracle::Expr::int(1),
+                    }]);
+                    self.derive_view(value, how, span)
+                }
+                _ => value,
+            };
+            self.emit(
+                Op::Atomic {
+                    value,
+                    write: true,
+                    inner: Some(inner),
+                },
+                span,
+            );
+        }
         // A method that takes an owner by value and returns its own type
         // (`Buffer::new(n).filled(x)`) hands the same owner back: the result carries the
         // duty to release it, so neither the argument's drop nor a leak is reported here.

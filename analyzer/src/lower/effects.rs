@@ -522,7 +522,14 @@ impl Lowerer<'_, '_, '_> {
             Sem::Atomic(op) => {
                 if let Some(v) = mem(self, nth(0)) {
                     let write = op != AtomicOp::Load;
-                    self.emit(Op::Atomic { value: v, write }, span);
+                    self.emit(
+                        Op::Atomic {
+                            value: v,
+                            write,
+                            inner: None,
+                        },
+                        span,
+                    );
                 }
                 // What is stored is the atomic's to keep from here on.
                 let stored = match op {

@@ -64,7 +64,7 @@ impl Lowerer<'_, '_, '_> {
         let modelled = if naming_only { None } else { sem };
         // A crate's own `store` or `swap` on `self` is what it defines; on another
         // receiver, a method found by its name alone may be another type's.
-        let on_self = self.val(recv).name.as_deref() == Some("self");
+        let on_self = self.receiver_struct(recv).is_some();
         let prefer_local = match modelled {
             None | Some(Sem::Read | Sem::Metadata(_)) => true,
             Some(Sem::Atomic(_)) => on_self,
@@ -160,13 +160,26 @@ impl Lowerer<'_, '_, '_> {
 
     /// A crate-local method this call may mean: on the receiver's known local type,
     /// or the only method of that name in the crate.
+    /// The crate struct a receiver is known to be: `self` inside `impl T` is a `T`, and
+    /// an element or object of a buffer of `T` (`cells[t]`, `&Stats`) is one too.
+    pub(crate) fn receiver_struct(&self, recv: ValueId) -> Option<String> {
+        if self.val(recv).name.as_deref() == Some("self") {
+            return self.item.self_ty.clone();
+        }
+        let v = self.val(recv);
+        // A field of the object (`stats.hits`) is not the object.
+        let is_field = self.fields.values().any(|&f| f == recv);
+        if is_field || !matches!(v.kind, ValueKind::View(_) | ValueKind::Root(_)) {
+            return None;
+        }
+        let root = self.roots.get(v.kind.root()?.0 as usize)?;
+        let ty = root.elem_type.as_deref()?;
+        self.ctx.index.struct_named(ty).map(|s| s.name.clone())
+    }
+
     pub(crate) fn local_method(&self, recv: ValueId, method: &str) -> Option<usize> {
-        // `self.helper()` inside `impl T` means `T::helper`.
-        let own_type = match self.val(recv).name.as_deref() {
-            Some("self") => self.item.self_ty.as_deref(),
-            _ => None,
-        };
-        let candidates = self.ctx.index.methods_named(own_type, method);
+        let own_type = self.receiver_struct(recv);
+        let candidates = self.ctx.index.methods_named(own_type.as_deref(), method);
         let with_self: Vec<usize> = candidates
             .into_iter()
             .filter(|&i| self.ctx.index.fn_item(i).is_some_and(|f| f.has_receiver))

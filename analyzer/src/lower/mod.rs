@@ -588,14 +588,15 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
             match arg {
                 syn::FnArg::Receiver(r) => {
                     let span = self.span(r.self_token.span);
-                    let v = self.param_value("self".into(), i, &r.ty, span, true);
+                    let v =
+                        self.param_value("self".into(), RootOrigin::Param(i), &r.ty, span, true);
                     self.bind("self".into(), v);
                     self.bodies[0].params.push(v);
                 }
                 syn::FnArg::Typed(t) => {
                     let name = pat_ident(&t.pat).unwrap_or_else(|| format!("arg{i}"));
                     let span = self.span(t.colon_token.span);
-                    let v = self.param_value(name, i, &t.ty, span, false);
+                    let v = self.param_value(name, RootOrigin::Param(i), &t.ty, span, false);
                     self.bodies[0].params.push(v);
                     // The binding names the parameter's value itself.
                     self.val_mut(v).name = None;
@@ -610,7 +611,7 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
     fn param_value(
         &mut self,
         name: String,
-        index: usize,
+        origin: RootOrigin,
         ty: &syn::Type,
         span: Span,
         receiver: bool,
@@ -628,6 +629,24 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
         } else {
             ty::classify_type(ty)
         };
+        // `&self` of a struct whose fields all have a known place: its atomics are
+        // bytes of one object, so callers see which field a method writes.
+        let shared = if receiver {
+            self.item
+                .self_ty
+                .clone()
+                .filter(|t| is_reference(ty) && self.is_placed_struct(t))
+        } else {
+            self.shared_struct_type(ty)
+        };
+        {
+            if let Some(ty_name) = shared {
+                if let Some(v) = self.struct_object(&name, &ty_name, origin.clone(), span) {
+                    self.val_mut(v).name = Some(name);
+                    return v;
+                }
+            }
+        }
         let v = self.new_value(Some(name.clone()), ValueKind::Scalar, class, span);
         match class {
             TyClass::Scalar => self.val_mut(v).int = Some(Expr::sym(&name)),
@@ -643,14 +662,8 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
                     .unwrap_or(4);
                 let elem_type = element.and_then(crate::index::type_name);
                 let ndim = ty::ndim_of_type(ty);
-                let root = self.new_root(
-                    name.clone(),
-                    RootOrigin::Param(index),
-                    elem,
-                    None,
-                    ReleasedBy::NotOwned,
-                    span,
-                );
+                let root =
+                    self.new_root(name.clone(), origin, elem, None, ReleasedBy::NotOwned, span);
                 let inner_class = match ty {
                     syn::Type::Reference(r) => ty::classify_type(&r.elem),
                     other => ty::classify_type(other),
@@ -859,7 +872,20 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
             self.bind_pat(&local.pat, v);
             return;
         };
-        let v = self.expr(&init.expr);
+        let mut v = self.expr(&init.expr);
+        if let (syn::Pat::Type(typed), ValueKind::Unknown, None) =
+            (&local.pat, &self.val(v).kind, &init.diverge)
+        {
+            // `let hits: Vec<AtomicU64> = (0..n).map(..).collect();`: the type says
+            // what the opaque initializer built, a buffer of known elements.
+            if let (Some(name), true) = (
+                pat_ident(&typed.pat),
+                self.is_owned_shared_buffer(&typed.ty),
+            ) {
+                let span = self.span(local.let_token.span);
+                v = self.param_value(name, RootOrigin::Unknown, &typed.ty, span, false);
+            }
+        }
         match &init.diverge {
             Some((_, else_expr)) => {
                 // `let PAT = e else { diverge };`
@@ -898,6 +924,25 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
                 }
             }
         }
+    }
+
+    /// An owned buffer (`Vec<T>`, `Box<[T]>`, `[T; N]`) of atomics, locks, cells, padded
+    /// slots or crate structs made of them: what threads share to count or publish
+    /// into, worth a root even when the expression that built it is opaque.
+    fn is_owned_shared_buffer(&self, ty: &syn::Type) -> bool {
+        let owned = match ty {
+            syn::Type::Array(_) => true,
+            syn::Type::Reference(_) => false,
+            other => ty::classify_type(other) == TyClass::Vec,
+        };
+        owned
+            && ty::element_type(ty)
+                .and_then(crate::index::type_name)
+                .is_some_and(|e| {
+                    crate::models::is_synchronised_type(&e)
+                        || crate::models::is_padded_type(&e)
+                        || self.is_placed_struct(&e)
+                })
     }
 
     /// Records the return of `v` as an escape when it carries memory. Memory inside a

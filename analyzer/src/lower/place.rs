@@ -424,23 +424,102 @@ impl Lowerer<'_, '_, '_> {
         if fields.iter().any(|(_, v)| self.carries_memory(*v)) {
             return None;
         }
-        let item = self.ctx.index.struct_named(name)?;
+        let v = self.struct_object(name, name, RootOrigin::Static, span)?;
+        let root = self.val(v).kind.root()?;
+        self.val_mut(v).kind = ValueKind::Root(root);
+        Some(v)
+    }
+
+    /// An object of the crate struct `ty` in memory, counted in bytes with its fields
+    /// in declaration order, as a view; `None` when a field's size is not known.
+    pub(crate) fn struct_object(
+        &mut self,
+        name: &str,
+        ty: &str,
+        origin: RootOrigin,
+        span: Span,
+    ) -> Option<ValueId> {
+        let item = self.ctx.index.struct_named(ty)?;
         let fields_bytes: u64 = item.fields.iter().map(|f| f.bytes).sum::<Option<u64>>()?;
         let size = i64::try_from(item.size?.max(fields_bytes)).ok()?;
         let root = self.new_root(
             name.to_string(),
-            RootOrigin::Static,
+            origin,
             1,
             Some(vec![Expr::int(size)]),
             ReleasedBy::NotOwned,
             span,
         );
         if let Some(r) = self.root_mut(root) {
-            r.elem_type = Some(name.to_string());
+            r.elem_type = Some(ty.to_string());
         }
-        let v = self.new_value(None, ValueKind::Root(root), TyClass::LocalStruct, span);
+        let v = self.new_value(None, ValueKind::View(root), TyClass::LocalStruct, span);
         self.val_mut(v).view = Some(View::contiguous(root, 1, vec![Expr::int(size)]));
         Some(v)
+    }
+
+    /// Whether the crate struct `name` has fields that are all numbers, atomics, cells
+    /// or padded slots of known size: an object whose every field has a known place.
+    pub(crate) fn is_placed_struct(&self, name: &str) -> bool {
+        self.placed_within(name, 4)
+    }
+
+    fn placed_within(&self, name: &str, depth: u32) -> bool {
+        depth > 0
+            && self.ctx.index.struct_named(name).is_some_and(|item| {
+                !item.fields.is_empty()
+                    && item.fields.iter().all(|f| self.field_is_placed(f, depth))
+            })
+    }
+
+    /// A field of known size that is a number, an atomic, a cell, a padded slot or a
+    /// placed struct itself.
+    fn field_is_placed(&self, f: &crate::index::FieldInfo, depth: u32) -> bool {
+        f.bytes.is_some()
+            && (f.ty == TyClass::Scalar
+                || models::is_synchronised_type(&f.ty_name)
+                || models::is_padded_type(&f.ty_name)
+                || models::is_cell_type(&f.ty_name)
+                || self.placed_within(&f.ty_name, depth.saturating_sub(1)))
+    }
+
+    /// The crate struct a parameter shares with other threads (`&Stats`, `Arc<Stats>`,
+    /// `&Arc<Stats>`) when its fields are numbers, atomics, cells or padded slots of
+    /// known size: threads writing different fields write different bytes of it.
+    pub(crate) fn shared_struct_type(&self, ty: &syn::Type) -> Option<String> {
+        let mut ty = ty;
+        // Shared only behind a reference or a refcount; a struct passed by value is the
+        // callee's own.
+        let mut shared = false;
+        loop {
+            match ty {
+                syn::Type::Reference(r) => {
+                    shared = true;
+                    ty = &r.elem;
+                }
+                syn::Type::Paren(p) => ty = &p.elem,
+                syn::Type::Path(p) => {
+                    let last = p.path.segments.last()?;
+                    let name = last.ident.to_string();
+                    if models::class_of_type_name(&name) == TyClass::Shared {
+                        let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+                            return None;
+                        };
+                        ty = args.args.iter().find_map(|a| match a {
+                            syn::GenericArgument::Type(t) => Some(t),
+                            _ => None,
+                        })?;
+                        shared = true;
+                        continue;
+                    }
+                    if !shared {
+                        return None;
+                    }
+                    return self.is_placed_struct(&name).then_some(name);
+                }
+                _ => return None,
+            }
+        }
     }
 
     /// Whether `v` is memory or a tuple or array with memory in it (`(ptr, len)`).
@@ -495,12 +574,29 @@ impl Lowerer<'_, '_, '_> {
             .is_some_and(|item| {
                 item.fields
                     .iter()
+                    .any(|f| f.name == member && self.field_is_placed(f, 4))
+            })
+    }
+
+    /// Whether `member` of struct object `base` is a number (not an atomic or a cell):
+    /// reading it gives its value.
+    fn struct_field_is_number(&self, base: ValueId, member: &str) -> bool {
+        let Some(root) = self.val(base).kind.root() else {
+            return false;
+        };
+        self.roots
+            .get(root.0 as usize)
+            .and_then(|r| r.elem_type.as_deref())
+            .and_then(|t| self.ctx.index.struct_named(t))
+            .is_some_and(|item| {
+                item.fields
+                    .iter()
                     .any(|f| f.name == member && f.ty == TyClass::Scalar)
             })
     }
 
     /// Whether `base` is a struct object from [`Self::struct_memory`].
-    fn is_struct_memory(&self, base: ValueId) -> bool {
+    pub(crate) fn is_struct_memory(&self, base: ValueId) -> bool {
         let v = self.val(base);
         v.ty == TyClass::LocalStruct
             && v.kind
@@ -514,10 +610,9 @@ impl Lowerer<'_, '_, '_> {
     pub(crate) fn field_read(&mut self, f: &syn::ExprField, span: Span) -> ValueId {
         let v = self.field_value(f);
         let plain = self.val(v).ty == TyClass::Unknown
-            && self
-                .fields
-                .iter()
-                .any(|((b, _), fv)| *fv == v && self.is_struct_memory(*b));
+            && self.fields.iter().any(|((b, member), fv)| {
+                *fv == v && self.is_struct_memory(*b) && self.struct_field_is_number(*b, member)
+            });
         if !plain {
             return v;
         }

@@ -445,6 +445,12 @@ pub fn is_thread_count_call(name: &str) -> bool {
     })
 }
 
+/// Whether a call of `name` waits for the threads spawned before it (`handle.join()`).
+pub fn is_thread_join(name: &str) -> bool {
+    let last = name.rsplit("::").next().unwrap_or(name);
+    table::THREAD_JOINS.contains(&last)
+}
+
 /// The in-place form of an out-of-place op or operator (`mapv` -> `mapv_into`,
 /// `-` -> `-=`), when there is one.
 pub fn inplace_form(op: &str) -> Option<&'static str> {
@@ -558,6 +564,11 @@ pub fn variant_holds_value(name: &str) -> Option<bool> {
 }
 
 /// Whether elements of type `name` are padded to a whole cache line.
+/// Whether `name` is a cell of plain data (`Cell`, `UnsafeCell`).
+pub fn is_cell_type(name: &str) -> bool {
+    table::CELL_TYPES.contains(&name)
+}
+
 pub fn is_padded_type(name: &str) -> bool {
     table::PADDED_TYPES.contains(&name)
 }

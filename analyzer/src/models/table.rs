@@ -592,6 +592,10 @@ pub const SYNCHRONISED_TYPES: &[Name] = &[
     Name::Exact("OnceCell"),
 ];
 
+/// Cells of plain data written through a shared reference: a place in the object like
+/// a number field.
+pub const CELL_TYPES: &[&str] = &["Cell", "UnsafeCell", "SyncUnsafeCell"];
+
 /// Atomic loads, stores and read-modify-writes.
 pub const ATOMIC_METHODS: &[Name] = &[
     Name::Prefix("fetch_"),
@@ -713,6 +717,7 @@ pub fn every_name() -> Vec<&'static str> {
         RANK_ONE_CONTAINERS,
         PADDED_TYPES,
         WRAPPER_VARIANTS,
+        CELL_TYPES,
     ] {
         names.extend(list);
     }
@@ -727,6 +732,7 @@ pub fn every_name() -> Vec<&'static str> {
     for suffix in THREAD_COUNT_CALLS {
         names.extend(suffix.split("::"));
     }
+    names.extend(THREAD_JOINS);
     names.sort_unstable();
     names.dedup();
     names
@@ -736,6 +742,11 @@ pub fn every_name() -> Vec<&'static str> {
 pub fn lookup<T: Copy>(table: &[(&str, T)], name: &str) -> Option<T> {
     table.iter().find(|(n, _)| *n == name).map(|(_, s)| *s)
 }
+
+/// Methods after which the threads spawned before have finished: a `JoinHandle`'s
+/// `join`, a pool's `join` or `wait`. Threads spawned on either side of one do not run
+/// together.
+pub const THREAD_JOINS: &[&str] = &["join", "join_all", "wait", "wait_all"];
 
 /// Calls (path suffixes and method names) that return the number of worker threads.
 pub const THREAD_COUNT_CALLS: &[&str] = &[
