@@ -11,7 +11,13 @@ crate::declare_lint! {
     /// already guarantees (`split_at_mut`, `chunks_mut`, safe `&mut` views), atomics and
     /// data behind a lock never warn. The code a `scope` closure runs after its first
     /// `spawn` counts as one more task; what it does before runs before the spawned
-    /// tasks start.
+    /// tasks start. Threads of `std::thread::spawn` started with no `join` between them
+    /// run together.
+    ///
+    /// A `&mut` made from a raw pointer to several elements (`&mut *buf` of a
+    /// `*mut [T]`, `slice::from_raw_parts_mut(p, len)`) claims all of them while it
+    /// lives: two tasks holding such references to the same elements race even when each
+    /// then writes a different element.
     ///
     /// A race that happens for every input allowed by the kernel's `assume(...)` (with at
     /// least two iterations, for a parallel iteration) is an error; one that happens
@@ -73,7 +79,7 @@ struct Conflict<'a> {
 
 impl Conflict<'_> {
     fn both_write(&self) -> bool {
-        self.first.1.kind == AccessKind::Write && self.second.1.kind == AccessKind::Write
+        self.first.1.kind != AccessKind::Read && self.second.1.kind != AccessKind::Read
     }
 
     fn rank(&self) -> (bool, bool) {
@@ -283,6 +289,7 @@ fn verb(kind: AccessKind) -> &'static str {
     match kind {
         AccessKind::Read => "reads",
         AccessKind::Write => "writes",
+        AccessKind::Claim => "takes a `&mut` to",
     }
 }
 
@@ -317,7 +324,7 @@ fn finding(cx: &LintContext<'_>, ir: &FnIr, derived: &Derivations, c: Conflict<'
     let (ta, a) = c.first;
     let (tb, b) = c.second;
     // Lead with the write.
-    let ((ta, a), (tb, b)) = if a.kind == AccessKind::Write {
+    let ((ta, a), (tb, b)) = if a.kind != AccessKind::Read {
         ((ta, a), (tb, b))
     } else {
         ((tb, b), (ta, a))
@@ -338,7 +345,14 @@ fn finding(cx: &LintContext<'_>, ir: &FnIr, derived: &Derivations, c: Conflict<'
             .zip(a.view.as_ref())
             .is_some_and(|(it, v)| !v.mentions(&it.symbol));
     let broadcast = fixed && through_broadcast(ir, derived, a.value);
+    let claim = a.kind == AccessKind::Claim || b.kind == AccessKind::Claim;
     let message = match (replicated, c.both_write()) {
+        _ if claim && replicated => format!(
+            "parallel iterations {may}hold `&mut` references to the same elements of `{root}` at once"
+        ),
+        _ if claim => format!(
+            "parallel tasks {may}hold `&mut` references to the same elements of `{root}` at once"
+        ),
         _ if broadcast => format!(
             "parallel iterations {may}write the same elements of `{root}` through the broadcast view `{name_a}`"
         ),
@@ -415,7 +429,15 @@ fn finding(cx: &LintContext<'_>, ir: &FnIr, derived: &Derivations, c: Conflict<'
         }
         diagnostic = diagnostic.with_note(note);
     }
-    if broadcast {
+    if claim {
+        diagnostic = diagnostic
+            .with_note(
+                "a `&mut` promises that nothing else reaches its elements while it lives; two at once are undefined behaviour even when each thread then writes different elements",
+            )
+            .with_help(format!(
+                "make each `&mut` cover only the elements its thread writes (`&mut *ptr.add(i)`), or split `{root}` with `split_at_mut` or `chunks_mut` before handing out the parts"
+            ));
+    } else if broadcast {
         diagnostic = diagnostic
             .with_note(format!(
                 "`{name_a}` does not move with the iteration (a stride-0 axis), so every iteration reaches the same elements"

@@ -74,6 +74,7 @@ fn use_of(f: &FnIr, op: &Op) -> Option<(ValueId, &'static str)> {
     match op {
         Op::Read { value, .. } => Some((*value, "read")),
         Op::Write { value, .. } => Some((*value, "written")),
+        Op::Claim { value, .. } => Some((*value, "borrowed mutably")),
         Op::InPlace { dst, .. } => Some((*dst, "overwritten in place")),
         // A pointer cast or step is arithmetic on the address; a view reaches the memory.
         Op::View { dst, src, how } => {

@@ -243,6 +243,8 @@ pub fn existential_only(views: &[&View], existential: &BTreeSet<String>) -> bool
 pub enum AccessKind {
     Read,
     Write,
+    /// A `&mut` made from a raw pointer to several elements: all of them are claimed.
+    Claim,
 }
 
 /// One read or write a parallel task performs, with the elements it reaches.
@@ -414,6 +416,9 @@ fn task_accesses(ir: &FnIr, derived: &Derivations, task: &Task) -> Vec<TaskAcces
                 match &stmt.op {
                     Op::Read { value, region } => {
                         push(AccessKind::Read, *value, region.as_ref(), false, None)
+                    }
+                    Op::Claim { value, region } => {
+                        push(AccessKind::Claim, *value, region.as_ref(), false, None)
                     }
                     Op::Write { value, region } => {
                         push(AccessKind::Write, *value, region.as_ref(), false, None)

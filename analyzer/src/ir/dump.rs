@@ -436,6 +436,9 @@ fn op_text(ir: &CrateIr, f: &FnIr, op: &Op) -> String {
         ),
         Op::Read { value, region } => format!("read {}{}", n(value), region_text(region)),
         Op::Write { value, region } => format!("write {}{}", n(value), region_text(region)),
+        Op::Claim { value, region } => {
+            format!("claim &mut {}{}", n(value), region_text(region))
+        }
         Op::InPlace { dst, srcs, method } => {
             let s: Vec<String> = srcs.iter().map(n).collect();
             format!("inplace `{method}` {} from [{}]", n(dst), s.join(", "))

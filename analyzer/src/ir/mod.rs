@@ -394,6 +394,12 @@ pub enum Op {
     /// On this path the pointer is null (`if p.is_null() { .. }`): the allocation it
     /// would hold did not happen.
     AssumeNull { value: ValueId },
+    /// `&mut *p` of a raw pointer to several elements: a unique reference to all of
+    /// `region` for as long as it lives, which no other thread may reach meanwhile.
+    Claim {
+        value: ValueId,
+        region: Option<View>,
+    },
     /// An atomic load, store or read-modify-write of `value`'s memory: synchronised
     /// (never a race, never an in-place tensor op), but a write to its cache line when
     /// `write` is set. `inner` is where the operation is written when a callee
@@ -413,6 +419,7 @@ impl Op {
             Op::Release { value, .. }
             | Op::Read { value, .. }
             | Op::Write { value, .. }
+            | Op::Claim { value, .. }
             | Op::Escape { value, .. }
             | Op::RequiresGrad { value, .. }
             | Op::Use { value }

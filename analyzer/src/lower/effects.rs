@@ -286,7 +286,26 @@ impl Lowerer<'_, '_, '_> {
                     self.scalar(int, span)
                 }
             },
-            Sem::FromRawParts => self.view_from_raw(nth(0), nth(1), None, span),
+            Sem::FromRawParts => {
+                let view = self.view_from_raw(nth(0), nth(1), None, span);
+                // `slice::from_raw_parts_mut(p, n)` is a `&mut` to all `n` elements.
+                if name.ends_with("from_raw_parts_mut") && recv.is_none() {
+                    let region = self.val(view).view.clone();
+                    let several = region.as_ref().is_some_and(|r| {
+                        !r.dims.is_empty() && r.dims.iter().any(|d| d.len.as_const() != Some(1))
+                    });
+                    if several && self.val(view).kind.root().is_some() {
+                        self.emit(
+                            Op::Claim {
+                                value: view,
+                                region,
+                            },
+                            span,
+                        );
+                    }
+                }
+                view
+            }
             Sem::FromShapePtr => self.view_from_raw(nth(1), None, nth(0), span),
             Sem::PtrRead
                 if recv.is_none()

@@ -52,8 +52,16 @@ impl Lowerer<'_, '_, '_> {
             syn::Expr::Paren(p) => self.expr(&p.expr),
             syn::Expr::Group(g) => self.expr(&g.expr),
             syn::Expr::Reference(r) => match &*r.expr {
-                // `&mut *x` reborrows x; it reads nothing.
-                syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => self.expr(&u.expr),
+                // `&mut *x` reborrows x; it reads nothing. Made from a raw pointer to
+                // several elements, it claims all of them for as long as it lives: as
+                // far as other threads are concerned, a write of the whole region.
+                syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => {
+                    let v = self.expr(&u.expr);
+                    if r.mutability.is_some() {
+                        self.claim_pointee(v, span);
+                    }
+                    v
+                }
                 // `&mut s.count` is the field's place, not its value.
                 syn::Expr::Field(f) => self.field_value(f),
                 inner => self.expr(inner),
@@ -186,6 +194,28 @@ impl Lowerer<'_, '_, '_> {
             }
         }
         self.unknown(span)
+    }
+
+    /// `&mut *p` of a raw pointer to a region of several elements (`*mut [T]`).
+    fn claim_pointee(&mut self, p: ValueId, span: Span) {
+        let v = self.val(p);
+        if !matches!(v.kind, ValueKind::RawPtr(Some(_))) {
+            return;
+        }
+        let Some(region) = v.view.clone() else {
+            return;
+        };
+        let single = region.dims.iter().all(|d| d.len.as_const() == Some(1));
+        if region.dims.is_empty() || single {
+            return;
+        }
+        self.emit(
+            Op::Claim {
+                value: p,
+                region: Some(region),
+            },
+            span,
+        );
     }
 
     pub(crate) fn unary(&mut self, u: &syn::ExprUnary, span: Span) -> ValueId {

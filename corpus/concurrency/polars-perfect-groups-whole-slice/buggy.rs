@@ -55,11 +55,11 @@ fn perfect_groups(cats: &[u32], n_groups: usize) -> (Vec<Vec<u32>>, Vec<u32>) {
     (0..bounds.len() - 1).into_par_iter().for_each(|t| {
         let (start, end) = (bounds[t] as u32, bounds[t + 1] as u32);
         // every thread takes the whole of both buffers
-        let groups = unsafe { std::slice::from_raw_parts_mut(groups_ptr.get(), len) };
-        let first = unsafe { std::slice::from_raw_parts_mut(first_ptr.get(), len) };
+        let groups = unsafe { std::slice::from_raw_parts_mut(groups_ptr.get(), len) }; //~ alias_race
+        let first = unsafe { std::slice::from_raw_parts_mut(first_ptr.get(), len) }; //~ alias_race
         for (row, &cat) in cats.iter().enumerate() {
             if cat >= start && cat < end {
-                let buf = &mut groups[cat as usize]; //~ alias_race
+                let buf = &mut groups[cat as usize];
                 buf.push(row as u32);
                 if buf.len() == 1 {
                     first[cat as usize] = row as u32;
