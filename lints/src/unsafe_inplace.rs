@@ -8,7 +8,7 @@ use tensor_lint_analyzer::ir::{
     ViewOp,
 };
 use tensor_lint_analyzer::oracle::{
-    colliding_pair, internal_overlap, overlap, same_map, Assumptions, Verdict,
+    colliding_pair, internal_overlap, overlap, same_map, witness_holds, Assumptions, Verdict,
 };
 use tensor_lint_analyzer::source::{SourceMap, Span};
 
@@ -19,7 +19,8 @@ crate::declare_lint! {
     /// ### What it does
     /// Reports an in-place operation (`relu_`, `add_`, `mapv_inplace`, `zip_mut_with`,
     /// `scaled_add`, compound assignment, a function annotated
-    /// `#[tensor_lint::inplace(ARG)]`) in four cases, each with its own message. Whole
+    /// `#[tensor_lint::inplace(ARG)]`) in four cases, each with its own message, and
+    /// references that alias (below). Whole
     /// overwrites (`assign`, `copy_from_slice`, tch's `copy_`, `fill_`, `zero_`) are
     /// checked for overlap, and on tensors for autograd, too.
     /// - **the old value is still needed**: after the op, a read goes through a name
@@ -46,6 +47,12 @@ crate::declare_lint! {
     ///   grad (outside `no_grad`), or the output of an op that saves its result for
     ///   backward (`sigmoid`, `tanh`, `exp`, `relu`, `softmax`, `sqrt`, ...) computed
     ///   from tensors that require grad.
+    ///
+    /// It also reports **two `&mut` to one element**: two references made from raw
+    /// pointers into one buffer (`&mut *p.add(i)`, `slice::from_raw_parts_mut`), the
+    /// first still in use when the second is made, that reach the same element for some
+    /// indices (`i == j`), with a witness checked by substitution. Code that compares
+    /// the two indices (`if a == b { return }`) is not reported.
     ///
     /// Overlaps the alias oracle proves for every allowed size are errors; overlaps
     /// that are only possible (unknown sizes, a solver time-out) are warnings and say
@@ -104,7 +111,126 @@ fn check(cx: &LintContext<'_>, out: &mut Vec<LintFinding>) {
             autograd_case(f, facts, &defs, &grad, &w, &mut found);
             out.extend(found);
         }
+        two_claims_case(f, &asm, out);
     }
+}
+
+// ----- two live `&mut` to the same elements --------------------------------------------
+
+/// A `&mut` made from a raw pointer (`&mut *p`, `slice::from_raw_parts_mut`).
+struct ClaimSite {
+    body: BodyId,
+    block: BlockId,
+    index: usize,
+    value: ValueId,
+    view: tensor_lint_analyzer::oracle::View,
+    span: Span,
+}
+
+/// Two `&mut` made from raw pointers into one buffer, the first still used after the
+/// second is made, that may cover the same element: `&mut *p.add(i)` and
+/// `&mut *p.add(j)` handed to `mem::swap`, two rows of one matrix as slices. Rust
+/// promises a `&mut` is the only way to its elements; with `i == j` there are two.
+/// Code that compares the two indices (`if a == b { return }`) has thought of it.
+fn two_claims_case(f: &FnIr, asm: &Assumptions, out: &mut Vec<LintFinding>) {
+    let mut claims = Vec::new();
+    for (b, body) in f.bodies.iter().enumerate() {
+        for (k, block) in body.blocks.iter().enumerate() {
+            for (i, stmt) in block.stmts.iter().enumerate() {
+                if let Op::Claim {
+                    value,
+                    region: Some(view),
+                } = &stmt.op
+                {
+                    claims.push(ClaimSite {
+                        body: BodyId(b as u32),
+                        block: BlockId(k as u32),
+                        index: i,
+                        value: *value,
+                        view: view.clone(),
+                        span: stmt.span,
+                    });
+                }
+            }
+        }
+    }
+    let mut reported: Vec<Span> = Vec::new();
+    for (n, second) in claims.iter().enumerate() {
+        for first in &claims[..n] {
+            if first.body != second.body
+                || first.view.root != second.view.root
+                || first.value == second.value
+                || reported.contains(&second.span)
+                || !runs_before(
+                    f,
+                    (first.body, first.block, first.index),
+                    (second.body, second.block, second.index),
+                )
+                || uses_after(f, second.body, second.block, second.index, first.value).is_empty()
+                || indices_compared(f, &first.view, &second.view)
+            {
+                continue;
+            }
+            let answer = overlap(&first.view, &second.view, asm);
+            if answer.verdict == Verdict::NoAlias {
+                continue;
+            }
+            // Only a checked witness is reported: an overlap the oracle cannot show may
+            // come from a layout the lowering did not model (a cast to `*mut [T; N]`).
+            let Some(w) = answer
+                .witness
+                .as_ref()
+                .filter(|w| witness_holds(&first.view, &second.view, asm, w))
+            else {
+                continue;
+            };
+            let proven = answer.verdict == Verdict::MustAlias && !answer.undecided;
+            let root = root_label(f, first.view.root);
+            let named = |v: ValueId, fallback: &str| match &f.value(v).name {
+                Some(n) => format!("`{n}`"),
+                None => fallback.to_string(),
+            };
+            let (a, b) = (
+                named(first.value, "the first `&mut`"),
+                named(second.value, "the second `&mut`"),
+            );
+            let may = if proven { "" } else { "may " };
+            let mut d = Diagnostic::new(
+                Severity::Error,
+                format!("two `&mut` to the same elements of `{root}` {may}be live at once"),
+                Label::new(
+                    second.span,
+                    format!("{b} is made here while {a} is still in use"),
+                ),
+            )
+            .with_label(first.span, format!("{a} is made here"));
+            let mut note = format!("{a} and {b} both reach element {} of `{root}`", w.element);
+            if !w.symbols.is_empty() {
+                note.push_str(&format!(", for example when {}", symbols_text(&w.symbols)));
+            }
+            d = d
+                .with_note(note)
+                .with_note("a `&mut` must be the only way to its elements while it lives; two at once are undefined behaviour, whatever is done with them")
+                .with_help("return early when the indices are equal, or work through the raw pointers (`ptr::swap`, `ptr::copy`) without making references");
+            reported.push(second.span);
+            out.push(finding(proven, d));
+        }
+    }
+}
+
+/// Whether the function compares a symbol of one view's offset with one of the
+/// other's (`a == b`, `i < j`): it then knows they may be equal.
+fn indices_compared(
+    f: &FnIr,
+    a: &tensor_lint_analyzer::oracle::View,
+    b: &tensor_lint_analyzer::oracle::View,
+) -> bool {
+    let (sa, sb) = (a.offset.symbols(), b.offset.symbols());
+    f.compared.iter().any(|(l, r)| {
+        let (ls, rs) = (l.symbols(), r.symbols());
+        (ls.iter().any(|s| sa.contains(s)) && rs.iter().any(|s| sb.contains(s)))
+            || (ls.iter().any(|s| sb.contains(s)) && rs.iter().any(|s| sa.contains(s)))
+    })
 }
 
 /// In-place ops, and whole writes that follow reads of their sources in one

@@ -593,6 +593,10 @@ pub struct FnIr {
     /// body the loop is in, so views indexed by a loop variable can be bounded when they
     /// are compared.
     pub loop_ranges: Vec<(BodyId, Iteration)>,
+    /// Integer expressions the function compares with each other (`a == b`, `i < n`),
+    /// in source order: where the code tests how two indices relate, it knows they
+    /// may be equal.
+    pub compared: Vec<(Expr, Expr)>,
 }
 
 impl FnIr {

@@ -252,7 +252,10 @@ impl Lowerer<'_, '_, '_> {
                     val.ty = TyClass::RawPtr;
                     v
                 }
-                None => self.unknown(span),
+                None => match nth(0).and_then(|recv| self.param_memory(recv, span)) {
+                    Some(v) => v,
+                    None => self.unknown(span),
+                },
             },
             Sem::PtrStep(sign) => match (mem(self, nth(0)), nth(1)) {
                 (Some(p), Some(n)) => {
@@ -527,6 +530,24 @@ impl Lowerer<'_, '_, '_> {
                     }
                     None => self.unknown_call(name.to_string(), &all, span),
                 }
+            }
+            Sem::SwapPlaces => {
+                // Each place is written where it is known; swapping is defined even
+                // when the places are one (`ptr::swap`), so it is no in-place hazard.
+                for p in [nth(0), nth(1)] {
+                    if let Some(p) = mem(self, p) {
+                        if let Some(region) = self.val(p).view.clone() {
+                            self.emit(
+                                Op::Write {
+                                    value: p,
+                                    region: Some(region),
+                                },
+                                span,
+                            );
+                        }
+                    }
+                }
+                self.unknown(span)
             }
             Sem::TakeOut => {
                 // The old value is another block from here on: a new owner of memory

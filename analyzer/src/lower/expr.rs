@@ -196,7 +196,8 @@ impl Lowerer<'_, '_, '_> {
         self.unknown(span)
     }
 
-    /// `&mut *p` of a raw pointer to a region of several elements (`*mut [T]`).
+    /// `&mut *p` of a raw pointer: a unique reference to the element or elements it
+    /// points at.
     fn claim_pointee(&mut self, p: ValueId, span: Span) {
         let v = self.val(p);
         if !matches!(v.kind, ValueKind::RawPtr(Some(_))) {
@@ -205,10 +206,6 @@ impl Lowerer<'_, '_, '_> {
         let Some(region) = v.view.clone() else {
             return;
         };
-        let single = region.dims.iter().all(|d| d.len.as_const() == Some(1));
-        if region.dims.is_empty() || single {
-            return;
-        }
         self.emit(
             Op::Claim {
                 value: p,
@@ -318,6 +315,11 @@ impl Lowerer<'_, '_, '_> {
             b.op,
             B::Eq(_) | B::Ne(_) | B::Lt(_) | B::Le(_) | B::Gt(_) | B::Ge(_)
         );
+        if compares {
+            if let (Some(l), Some(r)) = (self.val(lhs).int.clone(), self.val(rhs).int.clone()) {
+                self.compared.push((l, r));
+            }
+        }
         for v in [lhs, rhs] {
             // Comparing pointers compares addresses: nothing is read.
             if compares && matches!(self.val(v).kind, ValueKind::RawPtr(_)) {

@@ -134,6 +134,10 @@ pub(crate) struct Lowerer<'c, 'x, 'a> {
     fresh: u32,
     /// Ranges of the serial `for` loops' symbols, for [`FnIr::loop_ranges`].
     loop_ranges: Vec<(BodyId, crate::ir::Iteration)>,
+    /// The memory a parameter of unknown type hands out pointers to, per parameter.
+    pub(crate) param_memory: HashMap<ValueId, RootId>,
+    /// Integer comparisons, for [`FnIr::compared`].
+    pub(crate) compared: Vec<(Expr, Expr)>,
     /// Functions declared inside the body (in `extern` blocks or as nested items).
     body_items: std::collections::HashSet<String>,
 }
@@ -201,6 +205,8 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
             truncated: false,
             fresh: 0,
             loop_ranges: Vec::new(),
+            compared: Vec::new(),
+            param_memory: HashMap::new(),
             body_items: std::collections::HashSet::new(),
         }
     }
@@ -232,6 +238,7 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
             span: self.item.span,
             truncated: self.truncated,
             loop_ranges: self.loop_ranges,
+            compared: self.compared,
         }
     }
 
@@ -886,6 +893,22 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
                 v = self.param_value(name, RootOrigin::Unknown, &typed.ty, span, false);
             }
         }
+        // `let stride = self.row_stride();` computed once, before any loop of the
+        // function itself: one number for the whole call, named by its binding, so
+        // offsets built from it (`p.add(stride * a)`) keep their shape.
+        let once = self.cur_body == 0 && self.loops.is_empty();
+        if let (true, Some(name), ValueKind::Unknown, None) = (
+            once,
+            pat_ident(&local.pat),
+            &self.val(v).kind,
+            &self.val(v).int,
+        ) {
+            if matches!(*init.expr, syn::Expr::Call(_) | syn::Expr::MethodCall(_))
+                && !matches!(local.pat, syn::Pat::Ident(ref i) if i.mutability.is_some())
+            {
+                self.val_mut(v).int = Some(Expr::sym(&name));
+            }
+        }
         match &init.diverge {
             Some((_, else_expr)) => {
                 // `let PAT = e else { diverge };`
@@ -943,6 +966,41 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
                         || crate::models::is_padded_type(&e)
                         || self.is_placed_struct(&e)
                 })
+    }
+
+    /// `self.as_mut_ptr()` on a parameter whose type says nothing of its memory (a
+    /// trait's `self`, a generic `m: &mut M`): a pointer to the start of one buffer the
+    /// parameter owns or borrows, the same buffer on every call.
+    pub(crate) fn param_memory(&mut self, recv: ValueId, span: Span) -> Option<ValueId> {
+        if self.val(recv).kind != ValueKind::Unknown {
+            return None;
+        }
+        let index = self
+            .bodies
+            .first()?
+            .params
+            .iter()
+            .position(|&p| p == recv)?;
+        let name = self.val(recv).name.clone()?;
+        let root = match self.param_memory.get(&recv) {
+            Some(&r) => r,
+            None => {
+                let r = self.new_root(
+                    format!("{name}'s buffer"),
+                    RootOrigin::Param(index),
+                    4,
+                    None,
+                    ReleasedBy::NotOwned,
+                    span,
+                );
+                self.param_memory.insert(recv, r);
+                r
+            }
+        };
+        let whole = View::contiguous(root, 4, vec![Expr::sym(&format!("{name}.len"))]);
+        let v = self.new_value(None, ValueKind::RawPtr(Some(root)), TyClass::RawPtr, span);
+        self.val_mut(v).view = Some(geometry::pointer_to_start(&whole));
+        Some(v)
     }
 
     /// Records the return of `v` as an escape when it carries memory. Memory inside a

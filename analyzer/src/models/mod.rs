@@ -280,6 +280,8 @@ pub enum Sem {
     /// `mem::take(&mut x)`, `mem::replace(&mut x, y)`: the old value moves out of the
     /// place into a new owner; what stays behind is another value.
     TakeOut,
+    /// `mem::swap(a, b)`, `ptr::swap(p, q)`: both places are written.
+    SwapPlaces,
     /// A method of an atomic (or of a buffer, for `swap` on a slice: see
     /// [`table::BUFFER_METHODS`]).
     Atomic(AtomicOp),

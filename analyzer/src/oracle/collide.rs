@@ -68,6 +68,36 @@ pub fn colliding_pair(a: &View, b: &View, answer: &Answer) -> Option<Collision> 
     })
 }
 
+/// Whether `w` is a true witness that `a` and `b` overlap: with its symbol values
+/// substituted, both index tuples lie inside their views' shapes, reach the same
+/// element, and every assumption holds. A witness is checked this way before a finding
+/// shows it.
+pub fn witness_holds(a: &View, b: &View, asm: &super::Assumptions, w: &super::Witness) -> bool {
+    let value = |s: &str| {
+        w.symbols
+            .iter()
+            .find(|(k, _)| k == s)
+            .map(|(_, v)| i128::from(*v))
+    };
+    let concrete = |v: &View| {
+        w.symbols
+            .iter()
+            .fold(v.clone(), |v, (s, x)| v.subst(s, &Expr::int(*x)))
+    };
+    let reach = |v: &View, ix: &[i64]| -> Option<i64> {
+        let (offset, dims) = concrete_geometry(&concrete(v))?;
+        if ix.len() != dims.len() || ix.iter().zip(&dims).any(|(i, d)| *i < 0 || *i >= d.0) {
+            return None;
+        }
+        address(offset, ix, &dims)
+    };
+    let assumptions_hold = asm.facts().iter().all(|f| f.eval(&value) == Some(true));
+    match (reach(a, &w.a), reach(b, &w.b)) {
+        (Some(x), Some(y)) => x == y && assumptions_hold,
+        _ => false,
+    }
+}
+
 /// Different positions of two constant views that reach one element.
 fn concrete_pair(a: &View, b: &View) -> Option<(Vec<i64>, Vec<i64>, i64)> {
     let (oa, la) = concrete_geometry(a)?;

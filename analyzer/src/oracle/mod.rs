@@ -26,7 +26,7 @@ mod stats;
 mod view;
 
 pub use assume::{Assumptions, Cmp, Fact};
-pub use collide::{colliding_pair, Collision};
+pub use collide::{colliding_pair, witness_holds, Collision};
 pub use decide::{
     internal_overlap, iterations_overlap, iterations_share_cache_line, overlap, same_map,
     share_cache_line, Answer, Verdict, Witness,

@@ -29,9 +29,9 @@ pub trait RowMajorMut<T> {
         let n = self.cols();
         unsafe {
             let row_a = slice::from_raw_parts_mut(self.as_mut_ptr().add(stride * a), n);
-            let row_b = slice::from_raw_parts_mut(self.as_mut_ptr().add(stride * b), n);
+            let row_b = slice::from_raw_parts_mut(self.as_mut_ptr().add(stride * b), n); //~ unsafe_inplace
             for (x, y) in row_a.iter_mut().zip(row_b.iter_mut()) {
-                mem::swap(x, y); //~ unsafe_inplace
+                mem::swap(x, y);
             }
         }
     }
