@@ -58,7 +58,7 @@ use tensor_lint_analyzer::dataflow::parallel::{
 use tensor_lint_analyzer::dataflow::Derivations;
 use tensor_lint_analyzer::ir::{FnIr, Iteration, TyClass, ValueId, ValueKind};
 use tensor_lint_analyzer::oracle::{
-    iterations_overlap, overlap, Answer, Cmp, Expr, RootId, Verdict, Witness,
+    iterations_overlap, overlap, witness_holds, Answer, Cmp, Expr, RootId, Verdict, Witness,
 };
 
 use crate::context::{LintContext, LintFinding};
@@ -191,13 +191,38 @@ fn conflict<'a>(
             .cloned()
             .collect();
         let asm = assumptions_for(ir, &others, &[&va.subst(&it.symbol, &Expr::int(0))]);
-        iterations_overlap(va, &it.symbol, (it.lo.clone(), it.hi.clone()), &asm)
+        let answer = iterations_overlap(va, &it.symbol, (it.lo.clone(), it.hi.clone()), &asm);
+        if let Some(w) = &answer.witness {
+            // Two different iterations, both in range, reaching one element.
+            let other = primed(&it.symbol);
+            let mut both = asm.clone();
+            for s in [&it.symbol, &other] {
+                both.push(Expr::sym(s), Cmp::Ge, it.lo.clone());
+                both.push(Expr::sym(s), Cmp::Lt, it.hi.clone());
+            }
+            both.push(Expr::sym(&it.symbol), Cmp::Ne, Expr::sym(&other));
+            let vb = va.subst(&it.symbol, &Expr::sym(&other));
+            if !witness_holds(va, &vb, &both, w) {
+                debug_assert!(false, "alias_race: witness {w:?} does not hold");
+                return None;
+            }
+        }
+        answer
     } else {
         let mut asm = assumptions_for(ir, &ranges, &[va, &vb]);
         if let (true, Some(it), Some(name)) = (same_task, ia, second_symbol.as_ref()) {
             asm.push(Expr::sym(&it.symbol), Cmp::Ne, Expr::sym(name));
         }
-        overlap(va, &vb, &asm)
+        let answer = overlap(va, &vb, &asm);
+        if let Some(w) = &answer.witness {
+            // The witness is shown to the user: it must hold when substituted. One
+            // that does not is a bug of the oracle, never a finding.
+            if !witness_holds(va, &vb, &asm, w) {
+                debug_assert!(false, "alias_race: witness {w:?} does not hold");
+                return None;
+            }
+        }
+        answer
     };
     if !answer.may_overlap() {
         return None;

@@ -91,7 +91,8 @@ pub fn witness_holds(a: &View, b: &View, asm: &super::Assumptions, w: &super::Wi
         }
         address(offset, ix, &dims)
     };
-    let assumptions_hold = asm.facts().iter().all(|f| f.eval(&value) == Some(true));
+    // A fact over a size the witness leaves free constrains nothing checkable here.
+    let assumptions_hold = asm.facts().iter().all(|f| f.eval(&value) != Some(false));
     match (reach(a, &w.a), reach(b, &w.b)) {
         (Some(x), Some(y)) => x == y && assumptions_hold,
         _ => false,
@@ -193,6 +194,36 @@ mod tests {
         let pair = colliding_pair(&a, &b, &answer).expect("off-diagonal elements collide");
         assert_ne!(pair.a, pair.b);
         assert!(pair.symbols.is_empty());
+    }
+
+    #[test]
+    fn a_witness_is_checked_by_substitution() {
+        use crate::oracle::{Cmp, Dim, Expr, Witness};
+        // Rows `a` and `b` of width `n`: they meet when `a == b`.
+        let row = |s: &str| View {
+            root: RootId(0),
+            elem_bytes: 4,
+            offset: Expr::sym(s) * Expr::sym("n"),
+            dims: vec![Dim::new(Expr::sym("n"), 1)],
+        };
+        let (a, b) = (row("a"), row("b"));
+        let answer = overlap(&a, &b, &Assumptions::new());
+        let w = answer
+            .witness
+            .expect("rows meet when the indices are equal");
+        assert!(witness_holds(&a, &b, &Assumptions::new(), &w));
+        let at = |a: i64, b: i64, ia: i64, ib: i64| Witness {
+            a: vec![ia],
+            b: vec![ib],
+            element: 0,
+            symbols: vec![("a".into(), a), ("b".into(), b), ("n".into(), 3)],
+        };
+        assert!(witness_holds(&a, &b, &Assumptions::new(), &at(1, 1, 2, 2)));
+        // Different rows, an index outside the row, or an assumption it breaks.
+        assert!(!witness_holds(&a, &b, &Assumptions::new(), &at(1, 2, 0, 0)));
+        assert!(!witness_holds(&a, &b, &Assumptions::new(), &at(1, 1, 3, 3)));
+        let distinct = Assumptions::new().with(Expr::sym("a"), Cmp::Ne, Expr::sym("b"));
+        assert!(!witness_holds(&a, &b, &distinct, &at(1, 1, 2, 2)));
     }
 
     #[test]
