@@ -50,6 +50,7 @@ enum RawEffect {
     Inplace,
     Read,
     Write,
+    Spawn,
 }
 
 impl RawModel {
@@ -64,6 +65,7 @@ impl RawModel {
                 RawEffect::Inplace => Effect::Inplace,
                 RawEffect::Read => Effect::Read,
                 RawEffect::Write => Effect::Write,
+                RawEffect::Spawn => Effect::Spawn,
             },
             arg: self.arg,
         }

@@ -681,6 +681,44 @@ fn timings_say_where_the_time_went_and_how_the_oracle_decided() {
 }
 
 #[test]
+fn a_spawn_model_from_the_configuration_makes_a_work_queue_parallel() {
+    let kernel = "#[derive(Clone, Copy)]
+struct SendPtr(*mut f32);
+unsafe impl Send for SendPtr {}
+
+pub fn rows(img: &mut [f32], rows: usize, cols: usize, jobs: &Jobs) {
+    let p = SendPtr(img.as_mut_ptr());
+    for r in 0..rows {
+        jobs.submit(move || {
+            let p = p;
+            for c in 0..cols {
+                unsafe { *p.0.add(r * (cols - 1) + c) = 0.0 };
+            }
+        });
+    }
+}
+";
+    let models = "[[models]]\nmethod = \"submit\"\neffect = \"spawn\"\n";
+    let dir = scratch("cli", &[("k.rs", kernel), ("tensor-lint.toml", models)]);
+    let run = |dir: &std::path::Path| {
+        bin()
+            .current_dir(dir)
+            .args(["--message-format=short", "k.rs"])
+            .output()
+            .unwrap()
+    };
+    let with = stderr(&run(&dir));
+    assert!(
+        with.contains("k.rs:11:") && with.contains("[tensor_lint::alias_race]"),
+        "{with}"
+    );
+    // Without the model `submit` is an unknown call: its closure runs once, in order.
+    std::fs::remove_file(dir.join("tensor-lint.toml")).unwrap();
+    let without = stderr(&run(&dir));
+    assert!(!without.contains("tensor_lint::alias_race"), "{without}");
+}
+
+#[test]
 fn api_models_from_the_configuration_make_unannotated_pools_checkable() {
     let kernel = "pub fn step(pool: &Pool, n: usize) -> Result<f32, Error> {
     let buf = pool.grab(n);

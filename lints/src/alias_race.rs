@@ -11,8 +11,10 @@ crate::declare_lint! {
     /// already guarantees (`split_at_mut`, `chunks_mut`, safe `&mut` views), atomics and
     /// data behind a lock never warn. The code a `scope` closure runs after its first
     /// `spawn` counts as one more task; what it does before runs before the spawned
-    /// tasks start. Threads of `std::thread::spawn` started with no `join` between them
-    /// run together.
+    /// tasks start. Threads of `std::thread::spawn`, and jobs handed to a thread pool
+    /// (`rayon::spawn`, `ThreadPool::execute` / `spawn` on a value declared or built as
+    /// a `ThreadPool`, a `spawn` model of the configuration), started with no `join`
+    /// between them run together.
     ///
     /// A `&mut` made from a raw pointer to several elements (`&mut *buf` of a
     /// `*mut [T]`, `slice::from_raw_parts_mut(p, len)`) claims all of them while it

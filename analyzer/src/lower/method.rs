@@ -15,8 +15,21 @@ impl Lowerer<'_, '_, '_> {
         if models::consumes_receiver(&method) {
             self.mark_moved(recv);
         }
+        // A method of a library type the receiver is declared with (`pool.execute(..)`
+        // on a `threadpool::ThreadPool`): its model is a `Type::method` path row.
+        if let Some(owner) = self.declared.get(&recv).cloned() {
+            let path = [owner.clone(), method.clone()];
+            if let Some(Sem::ThreadSpawn) = self.ctx.models.path(&path) {
+                let args: Vec<&syn::Expr> = m.args.iter().collect();
+                return self.parallel_call(Sem::ThreadSpawn, &args, &path.join("::"), span);
+            }
+        }
         let recv_ty = self.val(recv).ty;
         let sem = self.ctx.models.method(recv_ty, &method);
+        if sem == Some(Sem::ThreadSpawn) {
+            let args: Vec<&syn::Expr> = m.args.iter().collect();
+            return self.parallel_call(Sem::ThreadSpawn, &args, &method, span);
+        }
         // Parallel consumers lower their closure argument as a task.
         if let Some(Sem::Par(ParKind::Consume | ParKind::ArrayForEach(_))) | Some(Sem::Spawn) = sem
         {

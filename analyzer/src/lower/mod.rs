@@ -134,6 +134,10 @@ pub(crate) struct Lowerer<'c, 'x, 'a> {
     fresh: u32,
     /// Ranges of the serial `for` loops' symbols, for [`FnIr::loop_ranges`].
     loop_ranges: Vec<(BodyId, crate::ir::Iteration)>,
+    /// The type a value is declared or constructed with (`pool: &ThreadPool`,
+    /// `let pool = ThreadPool::new(4)`), by its name: which library type's method a
+    /// method call is.
+    pub(crate) declared: HashMap<ValueId, String>,
     /// The memory a parameter of unknown type hands out pointers to, per parameter.
     pub(crate) param_memory: HashMap<ValueId, RootId>,
     /// Integer comparisons, for [`FnIr::compared`].
@@ -207,6 +211,7 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
             loop_ranges: Vec::new(),
             compared: Vec::new(),
             param_memory: HashMap::new(),
+            declared: HashMap::new(),
             body_items: std::collections::HashSet::new(),
         }
     }
@@ -464,6 +469,9 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
         if let Some(it) = self.iters.get(&v).cloned() {
             self.iters.insert(c, it);
         }
+        if let Some(t) = self.declared.get(&v).cloned() {
+            self.declared.insert(c, t);
+        }
         c
     }
 
@@ -655,6 +663,9 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
             }
         }
         let v = self.new_value(Some(name.clone()), ValueKind::Scalar, class, span);
+        if let Some(t) = ty::named_type(ty) {
+            self.declared.insert(v, t);
+        }
         match class {
             TyClass::Scalar => self.val_mut(v).int = Some(Expr::sym(&name)),
             TyClass::Unknown | TyClass::LocalStruct => self.val_mut(v).kind = ValueKind::Unknown,
@@ -892,6 +903,29 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
                 let span = self.span(local.let_token.span);
                 v = self.param_value(name, RootOrigin::Unknown, &typed.ty, span, false);
             }
+        }
+        let declared = match (&local.pat, &*init.expr) {
+            (syn::Pat::Type(typed), _) => ty::named_type(&typed.ty),
+            (_, syn::Expr::Call(c)) => match &*c.func {
+                // `ThreadPool::new(4)`, `Pool::with_capacity(n)`: a value of that type.
+                syn::Expr::Path(p) if p.path.segments.len() >= 2 => {
+                    let segs: Vec<String> = p
+                        .path
+                        .segments
+                        .iter()
+                        .map(|s| s.ident.to_string())
+                        .collect();
+                    let owner = &segs[segs.len() - 2];
+                    owner
+                        .starts_with(|c: char| c.is_ascii_uppercase())
+                        .then(|| owner.clone())
+                }
+                _ => None,
+            },
+            _ => None,
+        };
+        if let Some(t) = declared {
+            self.declared.entry(v).or_insert(t);
         }
         // `let stride = self.row_stride();` computed once, before any loop of the
         // function itself: one number for the whole call, named by its binding, so

@@ -473,6 +473,13 @@ pub const PATHS: &[(&str, Sem)] = &[
     ("crossbeam::scope", Sem::Scope),
     ("crossbeam_utils::thread::scope", Sem::Scope),
     ("thread::spawn", Sem::ThreadSpawn),
+    // Thread pools: every closure handed to one runs alongside the others and the
+    // caller until the pool is joined.
+    ("rayon::spawn", Sem::ThreadSpawn),
+    ("rayon::spawn_fifo", Sem::ThreadSpawn),
+    ("ThreadPool::execute", Sem::ThreadSpawn),
+    ("ThreadPool::spawn", Sem::ThreadSpawn),
+    ("ThreadPool::spawn_fifo", Sem::ThreadSpawn),
     ("Zip::from", Sem::ZipFrom),
     ("Zip::indexed", Sem::ZipFrom),
     ("no_grad", Sem::NoGrad),

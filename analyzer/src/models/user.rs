@@ -18,6 +18,9 @@ pub enum Effect {
     Read,
     /// Writes argument `arg`.
     Write,
+    /// Runs its closure argument on another thread, alongside the caller and the other
+    /// closures handed to it until a `join` (a thread pool's `execute`).
+    Spawn,
 }
 
 /// An extra API model, as users write it in `tensor-lint.toml`:
@@ -25,7 +28,7 @@ pub enum Effect {
 /// ```toml
 /// [[models]]
 /// path = "mypool::Pool::checkout"  # a path, matched by its trailing segments
-/// effect = "alloc"                 # alloc | free | view | inplace | read | write
+/// effect = "alloc"                 # alloc | free | view | inplace | read | write | spawn
 ///
 /// [[models]]
 /// method = "checkin"               # or a method name, for any receiver
@@ -51,7 +54,8 @@ impl ApiModel {
             (None, None) => return Err("a model needs `path` or `method`".into()),
             _ => {}
         }
-        if self.effect != Effect::Alloc && self.arg.is_none() {
+        // `alloc` returns what it makes and `spawn` runs its one closure: no argument.
+        if !matches!(self.effect, Effect::Alloc | Effect::Spawn) && self.arg.is_none() {
             return Err(format!("effect `{:?}` needs `arg`", self.effect).to_lowercase());
         }
         Ok(())
@@ -67,6 +71,7 @@ impl ApiModel {
             Effect::Inplace => Sem::InPlace(arg),
             Effect::Read => Sem::ReadArg(arg),
             Effect::Write => Sem::WriteArg(arg),
+            Effect::Spawn => Sem::ThreadSpawn,
         }
     }
 }

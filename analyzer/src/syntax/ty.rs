@@ -112,6 +112,25 @@ fn first_type_arg(seg: &syn::PathSegment) -> Option<&syn::Type> {
     }
 }
 
+/// The name of the type a value of `ty` is, through references and shared owners:
+/// `ThreadPool` for `&ThreadPool` and `Arc<ThreadPool>`.
+pub fn named_type(ty: &syn::Type) -> Option<String> {
+    match ty {
+        syn::Type::Reference(r) => named_type(&r.elem),
+        syn::Type::Paren(p) => named_type(&p.elem),
+        syn::Type::Group(g) => named_type(&g.elem),
+        syn::Type::Path(p) => {
+            let last = p.path.segments.last()?;
+            let name = last.ident.to_string();
+            if matches!(class_of_type_name(&name), TyClass::Shared) || name == "Box" {
+                return first_type_arg(last).and_then(named_type);
+            }
+            Some(name)
+        }
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
