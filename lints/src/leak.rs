@@ -408,9 +408,19 @@ fn diagnostic(f: &FnIr, pt: &PointsTo, body: BodyId, ob: &Obligation, end: PathE
         .map_or_else(|| "this allocation".to_string(), |n| format!("`{n}`"));
     let root = f.roots.get(ob.root.0 as usize);
     let released_by = root.map(|r| r.released_by.clone());
-    let primary = match &ob.given_up {
-        None => "allocated here".to_string(),
-        Some((api, _)) => format!("ownership is given up here with `{api}`"),
+    // Given up inside a loop of its own body: every iteration loses another block.
+    let repeated = f.bodies.get(body.0 as usize).is_some_and(|b| {
+        let base = b.blocks.first().map_or(0, |blk| blk.loop_depth);
+        b.blocks
+            .get(ob.block.0 as usize)
+            .is_some_and(|blk| blk.loop_depth > base)
+    });
+    let primary = match (&ob.given_up, repeated) {
+        (None, _) => "allocated here".to_string(),
+        (Some((api, _)), false) => format!("ownership is given up here with `{api}`"),
+        (Some((api, _)), true) => {
+            format!("ownership is given up here with `{api}`, on every iteration")
+        }
     };
     let exit = match end {
         PathEnd::Exit { block } => f
@@ -449,6 +459,9 @@ fn diagnostic(f: &FnIr, pt: &PointsTo, body: BodyId, ob: &Obligation, end: PathE
         .with_note("the previous iteration's memory is no longer reachable once it is replaced"),
     };
     d = d.with_code(LEAK.code());
+    if repeated && ob.given_up.is_some() {
+        d = d.with_note("this is inside a loop: each iteration leaks another allocation");
+    }
     if body.0 != 0 {
         d = d.with_note("this path is in a closure: it returns from the closure");
     }
