@@ -102,6 +102,10 @@ CRATES = [
     ("wgpu-hal", "30.0.2"),
     ("pyo3", "0.30.1"),
     ("numpy", "0.30.0"),
+    # Releases with a bug of corpus/ and the first release with its fix: the real code
+    # is checked too (corpus/memory/rulinalg-swap-rows-alias).
+    ("rulinalg", "0.3.7"),
+    ("rulinalg", "0.4.0"),
 ]
 
 

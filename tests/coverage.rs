@@ -227,13 +227,15 @@ fn features_follow_the_package_defaults_unless_the_flags_say_otherwise() {
 
 #[test]
 fn a_loose_file_of_rust_2015_is_read_and_its_bug_found() {
-    // `async` is a plain name in Rust 2015, which `rustc FILE.rs` reads by default.
+    // `async` is a plain name in Rust 2015, which `rustc FILE.rs` reads by default, and
+    // closure trait objects need no `dyn`.
     let dir = scratch(
         "edition",
         &[(
             "old.rs",
             "mod async { pub fn grow(n: usize) -> Vec<f32> { vec![0.0; n] } }\n\
              use async::grow;\n\
+             pub fn apply(v: &mut [f32], f: &Fn(f32) -> f32, g: Box<FnMut(f32) -> f32>) {\n    let _ = (v, f, g);\n}\n\
              pub fn forgotten(n: usize) {\n    std::mem::forget(grow(n));\n}\n",
         )],
     );

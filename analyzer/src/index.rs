@@ -34,6 +34,8 @@ pub struct FnItem {
     /// that bind no single name).
     pub params: Vec<String>,
     pub has_receiver: bool,
+    /// The receiver is `&self`: the method cannot change the value it is called on.
+    pub shared_receiver: bool,
     /// The parameter a by-value method hands back as its result (`fn filled(self) ->
     /// Self`), see `lower::expr`.
     pub hands_back: Option<usize>,
@@ -351,6 +353,9 @@ impl FileItems {
             trait_name,
             params: names,
             has_receiver: sig.receiver().is_some(),
+            shared_receiver: sig
+                .receiver()
+                .is_some_and(|r| r.reference.is_some() && r.mutability.is_none()),
             hands_back,
             returns_owned,
             file,

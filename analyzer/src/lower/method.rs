@@ -12,6 +12,39 @@ impl Lowerer<'_, '_, '_> {
     pub(crate) fn method_call(&mut self, m: &syn::ExprMethodCall, span: Span) -> ValueId {
         let method = m.method.to_string();
         let recv = self.expr(&m.receiver);
+        let v = self.method_call_on(m, recv, &method, span);
+        // `self.row_stride()`: a getter of the crate (every method of that name takes
+        // `&self` and nothing else) called on `self` gives one number per call of the
+        // method, named by the call, so two offsets built from it can be compared.
+        // Only on `self`: sizes of other values multiply into offsets the solver
+        // cannot decide, and an undecided query is reported as a possible overlap.
+        let on_self = self.val(recv).name.as_deref() == Some("self");
+        let getter = on_self && m.args.is_empty() && {
+            let candidates = self.ctx.index.methods_named(None, &method);
+            !candidates.is_empty()
+                && candidates.iter().all(|&i| {
+                    self.ctx
+                        .index
+                        .fn_item(i)
+                        .is_some_and(|f| f.shared_receiver && f.params.len() == 1)
+                })
+        };
+        if getter && self.val(v).int.is_none() && !self.val(v).kind.is_memory() {
+            if let Some(name) = self.val(recv).name.clone() {
+                self.val_mut(v).int = Some(Expr::sym(&format!("{name}.{method}()")));
+            }
+        }
+        v
+    }
+
+    fn method_call_on(
+        &mut self,
+        m: &syn::ExprMethodCall,
+        recv: ValueId,
+        method: &str,
+        span: Span,
+    ) -> ValueId {
+        let method = method.to_string();
         if models::consumes_receiver(&method) {
             self.mark_moved(recv);
         }

@@ -927,22 +927,6 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
         if let Some(t) = declared {
             self.declared.entry(v).or_insert(t);
         }
-        // `let stride = self.row_stride();` computed once, before any loop of the
-        // function itself: one number for the whole call, named by its binding, so
-        // offsets built from it (`p.add(stride * a)`) keep their shape.
-        let once = self.cur_body == 0 && self.loops.is_empty();
-        if let (true, Some(name), ValueKind::Unknown, None) = (
-            once,
-            pat_ident(&local.pat),
-            &self.val(v).kind,
-            &self.val(v).int,
-        ) {
-            if matches!(*init.expr, syn::Expr::Call(_) | syn::Expr::MethodCall(_))
-                && !matches!(local.pat, syn::Pat::Ident(ref i) if i.mutability.is_some())
-            {
-                self.val_mut(v).int = Some(Expr::sym(&name));
-            }
-        }
         match &init.diverge {
             Some((_, else_expr)) => {
                 // `let PAT = e else { diverge };`

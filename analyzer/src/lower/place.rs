@@ -562,37 +562,26 @@ impl Lowerer<'_, '_, '_> {
         None
     }
 
-    /// Whether `member` of struct object `base` is a plain number, with a known place.
+    /// The declaration of field `member` of the crate struct whose objects `base`'s
+    /// memory holds.
+    fn struct_field(&self, base: ValueId, member: &str) -> Option<crate::index::FieldInfo> {
+        let root = self.roots.get(self.val(base).kind.root()?.0 as usize)?;
+        let item = self.ctx.index.struct_named(root.elem_type.as_deref()?)?;
+        item.fields.iter().find(|f| f.name == member).cloned()
+    }
+
+    /// Whether `member` of struct object `base` has a known place (a number, an
+    /// atomic, a cell, a padded slot).
     fn struct_field_is_plain(&self, base: ValueId, member: &str) -> bool {
-        let Some(root) = self.val(base).kind.root() else {
-            return false;
-        };
-        self.roots
-            .get(root.0 as usize)
-            .and_then(|r| r.elem_type.as_deref())
-            .and_then(|t| self.ctx.index.struct_named(t))
-            .is_some_and(|item| {
-                item.fields
-                    .iter()
-                    .any(|f| f.name == member && self.field_is_placed(f, 4))
-            })
+        self.struct_field(base, member)
+            .is_some_and(|f| self.field_is_placed(&f, 4))
     }
 
     /// Whether `member` of struct object `base` is a number (not an atomic or a cell):
     /// reading it gives its value.
     fn struct_field_is_number(&self, base: ValueId, member: &str) -> bool {
-        let Some(root) = self.val(base).kind.root() else {
-            return false;
-        };
-        self.roots
-            .get(root.0 as usize)
-            .and_then(|r| r.elem_type.as_deref())
-            .and_then(|t| self.ctx.index.struct_named(t))
-            .is_some_and(|item| {
-                item.fields
-                    .iter()
-                    .any(|f| f.name == member && f.ty == TyClass::Scalar)
-            })
+        self.struct_field(base, member)
+            .is_some_and(|f| f.ty == TyClass::Scalar)
     }
 
     /// Whether `base` is a struct object from [`Self::struct_memory`].

@@ -91,26 +91,51 @@ pub fn parse_file_in(file: FileId, text: &str, edition: Edition) -> Result<syn::
         })
 }
 
-/// `text` parsed with `async`, `await` and `try` read as names, as Rust 2015 reads them.
+/// `text` parsed with `async`, `await` and `try` read as names, and closure trait
+/// objects written without `dyn` (`&Fn(T) -> T`), as Rust 2015 reads them.
 fn parse_2015(text: &str) -> syn::Result<syn::File> {
     fn raw_names(tokens: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
         use proc_macro2::{Group, Ident, TokenTree};
-        tokens
-            .into_iter()
-            .map(|t| match t {
+        let mut out: Vec<TokenTree> = Vec::new();
+        let mut tokens = tokens.into_iter().peekable();
+        while let Some(t) = tokens.next() {
+            match t {
                 TokenTree::Ident(i)
                     if ["async", "await", "try"].contains(&i.to_string().as_str()) =>
                 {
-                    TokenTree::Ident(Ident::new_raw(&i.to_string(), i.span()))
+                    out.push(TokenTree::Ident(Ident::new_raw(&i.to_string(), i.span())));
+                }
+                TokenTree::Ident(i)
+                    if ["Fn", "FnMut", "FnOnce"].contains(&i.to_string().as_str())
+                        && matches!(tokens.peek(), Some(TokenTree::Group(g))
+                            if g.delimiter() == proc_macro2::Delimiter::Parenthesis)
+                        && object_position(&out) =>
+                {
+                    // `&Fn(T) -> T` is `&dyn Fn(T) -> T`; the added keyword takes the
+                    // span of the name, so no byte moves.
+                    out.push(TokenTree::Ident(Ident::new("dyn", i.span())));
+                    out.push(TokenTree::Ident(i));
                 }
                 TokenTree::Group(g) => {
                     let mut inner = Group::new(g.delimiter(), raw_names(g.stream()));
                     inner.set_span(g.span());
-                    TokenTree::Group(inner)
+                    out.push(TokenTree::Group(inner));
                 }
-                other => other,
-            })
-            .collect()
+                other => out.push(other),
+            }
+        }
+        out.into_iter().collect()
+    }
+    /// After `&`, `&mut` or `<` (`Box<Fn()>`): where a type, not a bound, starts.
+    fn object_position(before: &[proc_macro2::TokenTree]) -> bool {
+        use proc_macro2::TokenTree;
+        let punct = |t: Option<&TokenTree>, c: char| matches!(t, Some(TokenTree::Punct(p)) if p.as_char() == c);
+        let n = before.len();
+        let last = before.last();
+        punct(last, '&')
+            || punct(last, '<')
+            || (matches!(last, Some(TokenTree::Ident(i)) if i == "mut")
+                && punct(n.checked_sub(2).and_then(|k| before.get(k)), '&'))
     }
     // What `syn::parse_file` skips: a byte-order mark and a shebang line, blanked so
     // that every byte keeps its offset.
