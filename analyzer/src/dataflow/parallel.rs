@@ -243,7 +243,7 @@ pub fn existential_only(views: &[&View], existential: &BTreeSet<String>) -> bool
 pub enum AccessKind {
     Read,
     Write,
-    /// A `&mut` made from a raw pointer to several elements: all of them are claimed.
+    /// A `&mut` made from a raw pointer: every element it covers is claimed.
     Claim,
 }
 

@@ -394,8 +394,9 @@ pub enum Op {
     /// On this path the pointer is null (`if p.is_null() { .. }`): the allocation it
     /// would hold did not happen.
     AssumeNull { value: ValueId },
-    /// `&mut *p` of a raw pointer to several elements: a unique reference to all of
-    /// `region` for as long as it lives, which no other thread may reach meanwhile.
+    /// `&mut *p` of a raw pointer, `slice::from_raw_parts_mut(p, n)`: a unique
+    /// reference to all of `region` for as long as it lives, which nothing else may
+    /// reach meanwhile.
     Claim {
         value: ValueId,
         region: Option<View>,

@@ -204,8 +204,6 @@ impl Lowerer<'_, '_, '_> {
         Some(self.scalar(int, span))
     }
 
-    /// A crate-local method this call may mean: on the receiver's known local type,
-    /// or the only method of that name in the crate.
     /// The crate struct a receiver is known to be: `self` inside `impl T` is a `T`, and
     /// an element or object of a buffer of `T` (`cells[t]`, `&Stats`) is one too.
     pub(crate) fn receiver_struct(&self, recv: ValueId) -> Option<String> {
@@ -223,6 +221,8 @@ impl Lowerer<'_, '_, '_> {
         self.ctx.index.struct_named(ty).map(|s| s.name.clone())
     }
 
+    /// A crate-local method this call may mean: on the receiver's known local type,
+    /// or the only method of that name in the crate.
     pub(crate) fn local_method(&self, recv: ValueId, method: &str) -> Option<usize> {
         let own_type = self.receiver_struct(recv);
         let candidates = self.ctx.index.methods_named(own_type.as_deref(), method);
