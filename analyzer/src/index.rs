@@ -186,6 +186,7 @@ pub struct FileItems {
     modules: Vec<ModuleItem>,
     uses: HashMap<String, HashMap<String, Vec<String>>>,
     globs: HashMap<String, Vec<Vec<String>>>,
+    extern_fns: Vec<String>,
     errors: Vec<SourceError>,
 }
 
@@ -222,6 +223,13 @@ impl FileItems {
             match item {
                 syn::Item::Fn(f) => {
                     self.push_fn(&f.sig, &f.block, &f.attrs, module, None, None, file, asts);
+                }
+                syn::Item::ForeignMod(m) => {
+                    for it in &m.items {
+                        if let syn::ForeignItem::Fn(f) = it {
+                            self.extern_fns.push(f.sig.ident.to_string());
+                        }
+                    }
                 }
                 syn::Item::Impl(imp) => {
                     let self_ty = type_name(&imp.self_ty);
@@ -418,6 +426,9 @@ pub struct ItemIndex {
     struct_types: Vec<Vec<TypeShape>>,
     /// Problems with annotations.
     pub errors: Vec<SourceError>,
+    /// Names of the functions `extern` blocks of the crate declare: foreign code that
+    /// reads and writes through the pointers it is given.
+    pub extern_fns: std::collections::BTreeSet<String>,
 }
 
 /// What a path or method call resolved to.
@@ -459,6 +470,7 @@ impl ItemIndex {
                 index.globs.entry(module).or_default().extend(globs);
             }
             index.errors.extend(part.errors);
+            index.extern_fns.extend(part.extern_fns);
         }
         index.estimate_struct_sizes();
         for (i, f) in index.fns.iter().enumerate() {

@@ -205,13 +205,22 @@ fn diagnostic(
             format!("{how} here after the release"),
         )
     };
-    let released = format!(
-        "{} is {} here",
-        released_name
-            .as_ref()
-            .map_or_else(|| "the memory".to_string(), |n| format!("`{n}`")),
-        release_text(&release.how)
-    );
+    // Only a temporary's drop releases memory through a pointer at a scope's end:
+    // `let p = vec![..].as_ptr();` drops the vector when the statement ends.
+    let temporary = release.how == ReleaseKind::ScopeEnd
+        && matches!(f.value(release.value).kind, ValueKind::RawPtr(_));
+    let released = if temporary {
+        "this temporary is dropped at the end of the statement, and the pointer into it dangles"
+            .to_string()
+    } else {
+        format!(
+            "{} is {} here",
+            released_name
+                .as_ref()
+                .map_or_else(|| "the memory".to_string(), |n| format!("`{n}`")),
+            release_text(&release.how)
+        )
+    };
     let mut d = Diagnostic::new(Severity::Error, message, Label::new(span, primary));
     // One span never carries both sides: the release is then said in a note.
     d = if release.span == span {
@@ -224,6 +233,11 @@ fn diagnostic(
         if u != r {
             d = d.with_note(format!("`{u}` points into the memory of `{r}`"));
         }
+    }
+    if temporary {
+        return d.with_help(
+            "keep the value in a binding (`let v = ..; let p = v.as_ptr();`) so that it lives as long as the pointer",
+        );
     }
     d.with_help("finish every use of the memory before it is released, or release it later")
 }

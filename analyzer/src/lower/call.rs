@@ -122,6 +122,26 @@ impl Lowerer<'_, '_, '_> {
                         }
                     }
                 }
+                // A foreign function declared by the crate reads through the pointers
+                // it is given: a pointer that dangles is used here.
+                // (`consume(p)`, `ffi::consume(p)`: by its name, which the crate's
+                // bindings declare once.)
+                let foreign = path
+                    .last()
+                    .is_some_and(|last| self.ctx.index.extern_fns.contains(last));
+                if foreign {
+                    for a in &args {
+                        if matches!(self.val(a.value).kind, ValueKind::RawPtr(Some(_))) {
+                            self.emit(
+                                Op::Read {
+                                    value: a.value,
+                                    region: None,
+                                },
+                                span,
+                            );
+                        }
+                    }
+                }
                 self.unknown_call(name, &args, span)
             }
         }

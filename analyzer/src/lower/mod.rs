@@ -891,6 +891,7 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
             return;
         };
         let mut v = self.expr(&init.expr);
+        self.drop_temporary_pointee(&init.expr, v);
         if let (syn::Pat::Type(typed), ValueKind::Unknown, None) =
             (&local.pat, &self.val(v).kind, &init.diverge)
         {
@@ -964,6 +965,52 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
                     self.val_mut(bound).kind = ValueKind::Root(root);
                 }
             }
+        }
+    }
+
+    /// `let p = vec![..].as_ptr();`: the vector is a temporary, dropped at the end of
+    /// the statement, and `p` dangles from the next one on.
+    fn drop_temporary_pointee(&mut self, init: &syn::Expr, p: ValueId) {
+        let syn::Expr::MethodCall(m) = init else {
+            return;
+        };
+        let temporary = matches!(
+            &*m.receiver,
+            syn::Expr::Call(_) | syn::Expr::MethodCall(_) | syn::Expr::Macro(_)
+        );
+        if !temporary || !matches!(m.method.to_string().as_str(), "as_ptr" | "as_mut_ptr") {
+            return;
+        }
+        let ValueKind::RawPtr(Some(root)) = self.val(p).kind else {
+            return;
+        };
+        let fresh = self
+            .roots
+            .get(root.0 as usize)
+            .is_some_and(|r| r.origin == RootOrigin::Alloc && r.released_by == ReleasedBy::Drop);
+        // `ManuallyDrop::new(vec![..]).as_mut_ptr()` gives the vector up: not dropped.
+        let given_up = self
+            .bodies
+            .get(self.cur_body)
+            .and_then(|b| b.blocks.get(self.cur_block.0 as usize))
+            .is_some_and(|blk| {
+                blk.stmts.iter().any(|s| match &s.op {
+                    Op::Escape { value, how } => {
+                        matches!(how, crate::ir::EscapeKind::Leaked { .. })
+                            && self.val(*value).kind.root() == Some(root)
+                    }
+                    _ => false,
+                })
+            });
+        if fresh && !given_up {
+            let span = self.expr_span(&m.receiver);
+            self.emit(
+                Op::Release {
+                    value: p,
+                    how: crate::ir::ReleaseKind::ScopeEnd,
+                },
+                span,
+            );
         }
     }
 
