@@ -60,7 +60,7 @@ use tensor_lint_analyzer::dataflow::parallel::{
 use tensor_lint_analyzer::dataflow::Derivations;
 use tensor_lint_analyzer::ir::{FnIr, Iteration, TyClass, ValueId, ValueKind};
 use tensor_lint_analyzer::oracle::{
-    iterations_overlap, overlap, witness_holds, Answer, Cmp, Expr, RootId, Verdict, Witness,
+    iterations_overlap, overlap, witness_holds, Answer, Assumptions, Cmp, Expr, RootId, Verdict, View, Witness,
 };
 
 use crate::context::{LintContext, LintFinding};
@@ -194,37 +194,21 @@ fn conflict<'a>(
             .collect();
         let asm = assumptions_for(ir, &others, &[&va.subst(&it.symbol, &Expr::int(0))]);
         let answer = iterations_overlap(va, &it.symbol, (it.lo.clone(), it.hi.clone()), &asm);
-        if let Some(w) = &answer.witness {
-            // Two different iterations, both in range, reaching one element.
-            let other = primed(&it.symbol);
-            let mut both = asm.clone();
-            for s in [&it.symbol, &other] {
-                both.push(Expr::sym(s), Cmp::Ge, it.lo.clone());
-                both.push(Expr::sym(s), Cmp::Lt, it.hi.clone());
-            }
-            both.push(Expr::sym(&it.symbol), Cmp::Ne, Expr::sym(&other));
-            let vb = va.subst(&it.symbol, &Expr::sym(&other));
-            if !witness_holds(va, &vb, &both, w) {
-                debug_assert!(false, "alias_race: witness {w:?} does not hold");
-                return None;
-            }
+        // Two different iterations, both in range, reaching one element.
+        let other = primed(&it.symbol);
+        let mut both = asm.clone();
+        for s in [&it.symbol, &other] {
+            both.push(Expr::sym(s), Cmp::Ge, it.lo.clone());
+            both.push(Expr::sym(s), Cmp::Lt, it.hi.clone());
         }
-        answer
+        both.push(Expr::sym(&it.symbol), Cmp::Ne, Expr::sym(&other));
+        checked(answer, va, &va.subst(&it.symbol, &Expr::sym(&other)), &both)?
     } else {
         let mut asm = assumptions_for(ir, &ranges, &[va, &vb]);
         if let (true, Some(it), Some(name)) = (same_task, ia, second_symbol.as_ref()) {
             asm.push(Expr::sym(&it.symbol), Cmp::Ne, Expr::sym(name));
         }
-        let answer = overlap(va, &vb, &asm);
-        if let Some(w) = &answer.witness {
-            // The witness is shown to the user: it must hold when substituted. One
-            // that does not is a bug of the oracle, never a finding.
-            if !witness_holds(va, &vb, &asm, w) {
-                debug_assert!(false, "alias_race: witness {w:?} does not hold");
-                return None;
-            }
-        }
-        answer
+        checked(overlap(va, &vb, &asm), va, &vb, &asm)?
     };
     if !answer.may_overlap() {
         return None;
@@ -246,6 +230,19 @@ fn conflict<'a>(
         proven,
         second_symbol,
     })
+}
+
+/// `answer`, unless its witness fails when substituted into `a` and `b`: the witness is
+/// shown to the user, and one that does not hold is a bug of the oracle (an internal
+/// error in tests), never a finding.
+fn checked(answer: Answer, a: &View, b: &View, asm: &Assumptions) -> Option<Answer> {
+    if let Some(w) = &answer.witness {
+        if !witness_holds(a, b, asm, w) {
+            debug_assert!(false, "alias_race: witness {w:?} does not hold");
+            return None;
+        }
+    }
+    Some(answer)
 }
 
 /// Whether `root` is the memory of a PyTorch-style tensor handle.

@@ -410,10 +410,9 @@ fn diagnostic(f: &FnIr, pt: &PointsTo, body: BodyId, ob: &Obligation, end: PathE
     let released_by = root.map(|r| r.released_by.clone());
     // Given up inside a loop of its own body: every iteration loses another block.
     let repeated = f.bodies.get(body.0 as usize).is_some_and(|b| {
-        let base = b.blocks.first().map_or(0, |blk| blk.loop_depth);
         b.blocks
             .get(ob.block.0 as usize)
-            .is_some_and(|blk| blk.loop_depth > base)
+            .is_some_and(|blk| b.in_own_loop(blk))
     });
     let primary = match (&ob.given_up, repeated) {
         (None, _) => "allocated here".to_string(),

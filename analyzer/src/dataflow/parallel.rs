@@ -51,7 +51,6 @@ impl ParallelFacts {
 fn regions(ir: &FnIr, derived: &Derivations) -> Vec<RegionFacts> {
     let mut out = Vec::new();
     for body in &ir.bodies {
-        let base = body.blocks.first().map_or(0, |b| b.loop_depth);
         // Threads spawned one after another run together until they are joined: the
         // spawns of a body with no `join` between them form one region.
         let joins: Vec<usize> = body
@@ -76,24 +75,21 @@ fn regions(ir: &FnIr, derived: &Derivations) -> Vec<RegionFacts> {
                 if region.kind == ParallelKind::ThreadSpawn {
                     let at = stmt.span.range().start;
                     let joined = |since: usize| joins.iter().any(|&j| since < j && j < at);
-                    let mut group = match spawned_threads.take() {
-                        Some((group, last)) if last < at && !joined(last) => group,
+                    let running = match spawned_threads.take() {
+                        Some((group, last)) if last < at && !joined(last) => Some(group),
                         Some((group, _)) => {
                             out.push(group);
-                            RegionFacts {
-                                kind: ParallelKind::ThreadSpawn,
-                                in_loop: false,
-                                tasks: Vec::new(),
-                            }
+                            None
                         }
-                        None => RegionFacts {
-                            kind: ParallelKind::ThreadSpawn,
-                            in_loop: false,
-                            tasks: Vec::new(),
-                        },
+                        None => None,
                     };
+                    let mut group = running.unwrap_or(RegionFacts {
+                        kind: ParallelKind::ThreadSpawn,
+                        in_loop: false,
+                        tasks: Vec::new(),
+                    });
                     // Repeated when every spawn of the group is (one alone: as before).
-                    let repeated = block.loop_depth > base;
+                    let repeated = body.in_own_loop(block);
                     group.in_loop = if group.tasks.is_empty() {
                         repeated
                     } else {
@@ -132,7 +128,7 @@ fn regions(ir: &FnIr, derived: &Derivations) -> Vec<RegionFacts> {
                 }
                 out.push(RegionFacts {
                     kind: region.kind,
-                    in_loop: block.loop_depth > base,
+                    in_loop: body.in_own_loop(block),
                     tasks,
                 });
             }
@@ -365,12 +361,11 @@ fn task_accesses(ir: &FnIr, derived: &Derivations, task: &Task) -> Vec<TaskAcces
         .flatten()
         .collect();
     loops.extend(nested);
-    let entry_depth = |b: BodyId| ir.body(b).blocks.first().map_or(0, |blk| blk.loop_depth);
     let mut out = Vec::new();
     for &b in &bodies {
         let nested_in_loop = b != task.body && body_called_in_loop(ir, &bodies, b);
         for block in &ir.body(b).blocks {
-            let in_loop = nested_in_loop || block.loop_depth > entry_depth(b);
+            let in_loop = nested_in_loop || ir.body(b).in_own_loop(block);
             for stmt in &block.stmts {
                 let mut push = |kind: AccessKind,
                                 value: ValueId,
@@ -457,13 +452,9 @@ fn body_called_in_loop(ir: &FnIr, bodies: &[BodyId], b: BodyId) -> bool {
         if !bodies.contains(parent) {
             return false;
         }
-        let base = ir
-            .body(*parent)
-            .blocks
-            .first()
-            .map_or(0, |blk| blk.loop_depth);
-        let launched_in_loop = ir.body(*parent).blocks.iter().any(|blk| {
-            blk.loop_depth > base
+        let outer = ir.body(*parent);
+        let launched_in_loop = outer.blocks.iter().any(|blk| {
+            outer.in_own_loop(blk)
                 && blk.stmts.iter().any(|s| match &s.op {
                     Op::Call {
                         callee: Callee::Closure(c),

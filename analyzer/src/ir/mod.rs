@@ -117,6 +117,17 @@ pub enum TyClass {
     LocalStruct,
 }
 
+impl TyClass {
+    /// A pointer, buffer, view, tensor handle or shared owner: a value that reaches
+    /// memory of its own, rather than a number, a crate struct or something unknown.
+    pub fn holds_memory(self) -> bool {
+        !matches!(
+            self,
+            TyClass::Unknown | TyClass::Scalar | TyClass::LocalStruct
+        )
+    }
+}
+
 /// Where a root's memory comes from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RootOrigin {
@@ -530,6 +541,12 @@ pub struct Body {
 impl Body {
     pub fn block(&self, id: BlockId) -> &Block {
         &self.blocks[id.0 as usize]
+    }
+
+    /// Whether `block` is inside a loop of this body's own code (a closure's body
+    /// starts at the loop depth where it is written).
+    pub fn in_own_loop(&self, block: &Block) -> bool {
+        block.loop_depth > self.blocks.first().map_or(0, |b| b.loop_depth)
     }
 
     /// Predecessor lists of every block.

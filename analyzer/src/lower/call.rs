@@ -364,12 +364,7 @@ impl Lowerer<'_, '_, '_> {
             };
             let value = match bytes {
                 Some((offset, len)) if self.is_struct_memory(value) => {
-                    let how = crate::ir::ViewOp::Slice(vec![crate::ir::SliceSpec::Range {
-                        start: Some(crate::oracle::Expr::int(offset)),
-                        end: Some(crate::oracle::Expr::int(offset + len)),
-                        step: crate::oracle::Expr::int(1),
-                    }]);
-                    self.derive_view(value, how, span)
+                    self.byte_range(value, offset, len, span)
                 }
                 _ => value,
             };

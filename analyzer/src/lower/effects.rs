@@ -293,18 +293,11 @@ impl Lowerer<'_, '_, '_> {
                 let view = self.view_from_raw(nth(0), nth(1), None, span);
                 // `slice::from_raw_parts_mut(p, n)` is a `&mut` to all `n` elements.
                 if name.ends_with("from_raw_parts_mut") && recv.is_none() {
-                    let region = self.val(view).view.clone();
-                    let several = region.as_ref().is_some_and(|r| {
+                    let several = self.val(view).view.as_ref().is_some_and(|r| {
                         !r.dims.is_empty() && r.dims.iter().any(|d| d.len.as_const() != Some(1))
                     });
-                    if several && self.val(view).kind.root().is_some() {
-                        self.emit(
-                            Op::Claim {
-                                value: view,
-                                region,
-                            },
-                            span,
-                        );
+                    if several {
+                        self.claim(view, span);
                     }
                 }
                 view

@@ -199,16 +199,21 @@ impl Lowerer<'_, '_, '_> {
     /// `&mut *p` of a raw pointer: a unique reference to the element or elements it
     /// points at.
     fn claim_pointee(&mut self, p: ValueId, span: Span) {
-        let v = self.val(p);
-        if !matches!(v.kind, ValueKind::RawPtr(Some(_))) {
-            return;
+        if matches!(self.val(p).kind, ValueKind::RawPtr(Some(_))) {
+            self.claim(p, span);
         }
-        let Some(region) = v.view.clone() else {
+    }
+
+    /// A `&mut` made from a raw pointer claims all of `v`'s known region, in a buffer
+    /// whose root is known.
+    pub(crate) fn claim(&mut self, v: ValueId, span: Span) {
+        let value = self.val(v);
+        let (Some(_), Some(region)) = (value.kind.root(), value.view.clone()) else {
             return;
         };
         self.emit(
             Op::Claim {
-                value: p,
+                value: v,
                 region: Some(region),
             },
             span,

@@ -108,12 +108,13 @@ impl Lowerer<'_, '_, '_> {
         // A crate's own `flatten_` is what it defines, not tch's in-place naming rule.
         let naming_only = self.ctx.models.in_place_by_naming_only(&method);
         let modelled = if naming_only { None } else { sem };
-        // A crate's own `store` or `swap` on `self` is what it defines; on another
-        // receiver, a method found by its name alone may be another type's.
-        let on_self = self.receiver_struct(recv).is_some();
+        // A crate's own `store` or `swap` on a receiver known to be its struct is what
+        // it defines; on another receiver, a method found by its name alone may be
+        // another type's.
+        let known_struct = self.receiver_struct(recv).is_some();
         let prefer_local = match modelled {
             None | Some(Sem::Read | Sem::Metadata(_)) => true,
-            Some(Sem::Atomic(_)) => on_self,
+            Some(Sem::Atomic(_)) => known_struct,
             _ => false,
         };
         if let (Some(idx), true) = (local, prefer_local) {

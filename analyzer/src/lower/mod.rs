@@ -654,12 +654,10 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
         } else {
             self.shared_struct_type(ty)
         };
-        {
-            if let Some(ty_name) = shared {
-                if let Some(v) = self.struct_object(&name, &ty_name, origin.clone(), span) {
-                    self.val_mut(v).name = Some(name);
-                    return v;
-                }
+        if let Some(ty_name) = shared {
+            if let Some(v) = self.struct_object(&name, &ty_name, origin.clone(), span) {
+                self.val_mut(v).name = Some(name);
+                return v;
             }
         }
         let v = self.new_value(Some(name.clone()), ValueKind::Scalar, class, span);

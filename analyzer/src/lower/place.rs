@@ -13,6 +13,9 @@ use crate::source::Span;
 /// Most places nest no deeper than this (`a.b[i].c[j]`); deeper ones are opaque.
 const MAX_PLACE_DEPTH: u32 = 32;
 
+/// How deep structs nested in fields are looked into to place every field.
+const PLACED_NESTING: u32 = 4;
+
 impl Lowerer<'_, '_, '_> {
     /// Lowers `place = value`.
     pub(crate) fn assign_expr(&mut self, a: &syn::ExprAssign, span: Span) -> ValueId {
@@ -130,17 +133,8 @@ impl Lowerer<'_, '_, '_> {
                 // belongs to: storing into it writes the object, not what the old
                 // value pointed to (`self.ptr = new` after freeing `self.ptr`).
                 let slot = self.field_value(f);
-                let holds_memory = self.val(slot).kind.is_memory()
-                    && matches!(
-                        self.val(slot).ty,
-                        TyClass::RawPtr
-                            | TyClass::Vec
-                            | TyClass::Slice
-                            | TyClass::Shared
-                            | TyClass::Array
-                            | TyClass::ArrayView
-                            | TyClass::Tensor
-                    );
+                let holds_memory =
+                    self.val(slot).kind.is_memory() && self.val(slot).ty.holds_memory();
                 if holds_memory {
                     // The field holds what was stored from now on: a later read of it
                     // is no longer the old block.
@@ -227,17 +221,7 @@ impl Lowerer<'_, '_, '_> {
             .fields
             .iter()
             .find(|f| f.name == member)?;
-        matches!(
-            field.ty,
-            TyClass::RawPtr
-                | TyClass::Vec
-                | TyClass::Slice
-                | TyClass::Shared
-                | TyClass::Array
-                | TyClass::ArrayView
-                | TyClass::Tensor
-        )
-        .then_some(field.ty)
+        field.ty.holds_memory().then_some(field.ty)
     }
 
     /// `dst` may now point to memory this function does not know: it is given a root of
@@ -461,7 +445,7 @@ impl Lowerer<'_, '_, '_> {
     /// Whether the crate struct `name` has fields that are all numbers, atomics, cells
     /// or padded slots of known size: an object whose every field has a known place.
     pub(crate) fn is_placed_struct(&self, name: &str) -> bool {
-        self.placed_within(name, 4)
+        self.placed_within(name, PLACED_NESTING)
     }
 
     fn placed_within(&self, name: &str, depth: u32) -> bool {
@@ -522,6 +506,22 @@ impl Lowerer<'_, '_, '_> {
         }
     }
 
+    /// Bytes `offset .. offset + len` of struct object `base`: one field's place.
+    pub(crate) fn byte_range(
+        &mut self,
+        base: ValueId,
+        offset: i64,
+        len: i64,
+        span: Span,
+    ) -> ValueId {
+        let how = ViewOp::Slice(vec![SliceSpec::Range {
+            start: Some(Expr::int(offset)),
+            end: Some(Expr::int(offset + len)),
+            step: Expr::int(1),
+        }]);
+        self.derive_view(base, how, span)
+    }
+
     /// Whether `v` is memory or a tuple or array with memory in it (`(ptr, len)`).
     pub(crate) fn carries_memory(&self, v: ValueId) -> bool {
         let mut work = vec![v];
@@ -574,7 +574,7 @@ impl Lowerer<'_, '_, '_> {
     /// atomic, a cell, a padded slot).
     fn struct_field_is_plain(&self, base: ValueId, member: &str) -> bool {
         self.struct_field(base, member)
-            .is_some_and(|f| self.field_is_placed(&f, 4))
+            .is_some_and(|f| self.field_is_placed(&f, PLACED_NESTING))
     }
 
     /// Whether `member` of struct object `base` is a number (not an atomic or a cell):
@@ -640,12 +640,7 @@ impl Lowerer<'_, '_, '_> {
             return v;
         }
         if let Some((offset, bytes)) = self.struct_field_bytes(base, &member) {
-            let how = ViewOp::Slice(vec![SliceSpec::Range {
-                start: Some(Expr::int(offset)),
-                end: Some(Expr::int(offset + bytes)),
-                step: Expr::int(1),
-            }]);
-            let v = self.derive_view(base, how, span);
+            let v = self.byte_range(base, offset, bytes, span);
             let name = format!("{}.{member}", self.val(base).name.as_deref().unwrap_or("_"));
             let field = self.val_mut(v);
             field.name = Some(name);
@@ -707,12 +702,7 @@ impl Lowerer<'_, '_, '_> {
         };
         let name = format!("{}.{member}", base_name.as_deref().unwrap_or("_"));
         let v = match struct_field {
-            Some(fi)
-                if !matches!(
-                    fi.ty,
-                    TyClass::Scalar | TyClass::Unknown | TyClass::LocalStruct
-                ) =>
-            {
+            Some(fi) if fi.ty.holds_memory() => {
                 let root = self.new_root(
                     name.clone(),
                     RootOrigin::Param(0),
