@@ -907,18 +907,14 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
             (syn::Pat::Type(typed), _) => ty::named_type(&typed.ty),
             (_, syn::Expr::Call(c)) => match &*c.func {
                 // `ThreadPool::new(4)`, `Pool::with_capacity(n)`: a value of that type.
-                syn::Expr::Path(p) if p.path.segments.len() >= 2 => {
-                    let segs: Vec<String> = p
-                        .path
-                        .segments
-                        .iter()
-                        .map(|s| s.ident.to_string())
-                        .collect();
-                    let owner = &segs[segs.len() - 2];
-                    owner
-                        .starts_with(|c: char| c.is_ascii_uppercase())
-                        .then(|| owner.clone())
-                }
+                syn::Expr::Path(p) => p
+                    .path
+                    .segments
+                    .iter()
+                    .rev()
+                    .nth(1)
+                    .map(|owner| owner.ident.to_string())
+                    .filter(|owner| owner.starts_with(|c: char| c.is_ascii_uppercase())),
                 _ => None,
             },
             _ => None,
