@@ -763,3 +763,50 @@ pub fn step_ok(pool: &Pool, n: usize) -> Result<f32, Error> {
         stderr(&unmodelled)
     );
 }
+
+#[test]
+fn configured_out_parameter_allocations_are_owed_on_the_paths_that_use_them() {
+    // `meta_describe` belongs to a bindings crate the user cannot annotate: it stores a
+    // string the caller must free through its last argument.
+    let kernel = "pub fn describe(m: *const Meta) -> Result<usize, Error> {
+    let mut text = std::ptr::null_mut();
+    let status = unsafe { bindings::meta_describe(m, &mut text) };
+    if status != 0 {
+        return Err(Error(status));
+    }
+    let n = unsafe { *text } as usize;
+    if n == 0 {
+        return Err(Error(0));
+    }
+    unsafe { bindings::string_free(text) };
+    Ok(n)
+}
+
+pub fn describe_ok(m: *const Meta) -> Result<usize, Error> {
+    let mut text = std::ptr::null_mut();
+    let status = unsafe { bindings::meta_describe(m, &mut text) };
+    if status != 0 {
+        return Err(Error(status));
+    }
+    let n = unsafe { *text } as usize;
+    unsafe { bindings::string_free(text) };
+    Ok(n)
+}
+";
+    let models = "[[models]]\npath = \"bindings::meta_describe\"\neffect = \"alloc\"\narg = 1\n\n[[models]]\npath = \"bindings::string_free\"\neffect = \"free\"\narg = 0\n";
+    let dir = scratch("cli", &[("k.rs", kernel), ("tensor-lint.toml", models)]);
+    let output = bin()
+        .current_dir(&dir)
+        .args(["--message-format=short", "k.rs"])
+        .output()
+        .unwrap();
+    let lines: Vec<_> = stderr(&output)
+        .lines()
+        .filter(|l| l.contains("[tensor_lint::leak]"))
+        .map(String::from)
+        .collect();
+    // One leak: the early return after `c_len`, in `describe`; the failed call's
+    // return made nothing, and `describe_ok` frees on every path that holds it.
+    assert_eq!(lines.len(), 1, "{}", stderr(&output));
+    assert!(lines[0].starts_with("k.rs:3:"), "{lines:?}");
+}

@@ -14,6 +14,7 @@ use std::collections::HashMap;
 use syn::spanned::Spanned;
 
 use crate::ir::{Annotations, Assumption, TyClass};
+use crate::models::foreign::{Foreign, ForeignFn, ForeignTy};
 use crate::models::TypeSize;
 use crate::source::{FileId, SourceError, Span};
 use crate::syntax::int::parse_cmp_expr;
@@ -186,7 +187,9 @@ pub struct FileItems {
     modules: Vec<ModuleItem>,
     uses: HashMap<String, HashMap<String, Vec<String>>>,
     globs: HashMap<String, Vec<Vec<String>>>,
-    extern_fns: Vec<String>,
+    extern_fns: Vec<ForeignFn>,
+    /// `type Name = *mut T;`: names that are pointers.
+    pointer_aliases: Vec<String>,
     errors: Vec<SourceError>,
 }
 
@@ -227,7 +230,7 @@ impl FileItems {
                 syn::Item::ForeignMod(m) => {
                     for it in &m.items {
                         if let syn::ForeignItem::Fn(f) = it {
-                            self.extern_fns.push(f.sig.ident.to_string());
+                            self.push_foreign_fn(f, file);
                         }
                     }
                 }
@@ -272,6 +275,9 @@ impl FileItems {
                     }
                 }
                 syn::Item::Struct(s) => self.push_struct(s, module, file),
+                syn::Item::Type(t) if matches!(*t.ty, syn::Type::Ptr(_)) => {
+                    self.pointer_aliases.push(t.ident.to_string());
+                }
                 syn::Item::Mod(m) => {
                     let mut child = module.to_vec();
                     child.push(m.ident.to_string());
@@ -332,6 +338,30 @@ impl FileItems {
                 }
             }
         }
+    }
+
+    fn push_foreign_fn(&mut self, f: &syn::ForeignItemFn, file: FileId) {
+        let names = param_names(&f.sig);
+        let annotations = parse_annotations(&f.attrs, &names, file, &mut self.errors);
+        let params = f
+            .sig
+            .inputs
+            .iter()
+            .map(|arg| match arg {
+                syn::FnArg::Typed(t) => ForeignTy::of(&t.ty),
+                syn::FnArg::Receiver(_) => ForeignTy::Other,
+            })
+            .collect();
+        let ret = match &f.sig.output {
+            syn::ReturnType::Type(_, ty) => ForeignTy::of(ty),
+            syn::ReturnType::Default => ForeignTy::Other,
+        };
+        self.extern_fns.push(ForeignFn {
+            name: f.sig.ident.to_string(),
+            params,
+            ret,
+            annotations,
+        });
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -429,6 +459,8 @@ pub struct ItemIndex {
     /// Names of the functions `extern` blocks of the crate declare: foreign code that
     /// reads and writes through the pointers it is given.
     pub extern_fns: std::collections::BTreeSet<String>,
+    /// What the foreign functions that make and release handles do, by name.
+    pub foreign: std::collections::BTreeMap<String, Foreign>,
 }
 
 /// What a path or method call resolved to.
@@ -458,6 +490,8 @@ impl ItemIndex {
     /// Joins the files' items, in the crate's file order.
     pub fn from_files(parts: Vec<FileItems>) -> ItemIndex {
         let mut index = ItemIndex::default();
+        let mut foreign_fns = Vec::new();
+        let mut pointer_aliases = Vec::new();
         for part in parts {
             index.fns.extend(part.fns);
             index.structs.extend(part.structs);
@@ -470,8 +504,11 @@ impl ItemIndex {
                 index.globs.entry(module).or_default().extend(globs);
             }
             index.errors.extend(part.errors);
-            index.extern_fns.extend(part.extern_fns);
+            foreign_fns.extend(part.extern_fns);
+            pointer_aliases.extend(part.pointer_aliases);
         }
+        index.extern_fns = foreign_fns.iter().map(|f| f.name.clone()).collect();
+        index.foreign = crate::models::foreign::roles(&foreign_fns, &pointer_aliases);
         index.estimate_struct_sizes();
         for (i, f) in index.fns.iter().enumerate() {
             index.by_path.entry(f.path()).or_default().push(i);

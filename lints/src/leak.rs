@@ -4,7 +4,9 @@ crate::declare_lint! {
     /// ### What it does
     /// Follows every allocation of tensor memory (`std::alloc::alloc*`, `Box::into_raw`,
     /// `Box::leak`, `mem::forget` or `ManuallyDrop` of a buffer, a call to a function
-    /// annotated `#[tensor_lint::alloc]` such as a pool checkout) along every path of the
+    /// annotated `#[tensor_lint::alloc]` such as a pool checkout, a handle made by a
+    /// foreign `*Create`/`*_new` function whose `*Destroy`/`*_free` partner the crate
+    /// declares, directly or through a wrapper that returns it) along every path of the
     /// function, and reports a path that reaches the function's exit with the memory
     /// neither released nor handed on (returned, stored into something that owns it,
     /// passed to a function that takes ownership). Early `return`, `?`, `break` and
@@ -296,11 +298,35 @@ fn obligations(f: &FnIr, pt: &PointsTo, body: BodyId) -> Vec<Obligation> {
                 Op::Alloc { dst, root, .. } => {
                     let owed = f.roots.get(root.0 as usize).is_some_and(|r| {
                         matches!(r.released_by, ReleasedBy::Dealloc | ReleasedBy::Function(_))
+                            && !r.held_from_use
                     });
                     if !owed {
                         continue;
                     }
                     (*root, *dst, None)
+                }
+                // A handle an out-parameter received is held on the paths that use it
+                // (the others are where the call failed and made nothing).
+                Op::Read { value, .. } | Op::Write { value, .. } => {
+                    let [root] = pt.roots(*value) else {
+                        continue;
+                    };
+                    let held = f.roots.get(root.0 as usize).is_some_and(|r| {
+                        r.held_from_use && r.origin == RootOrigin::Alloc
+                    });
+                    if !held || out.iter().any(|o: &Obligation| o.root == *root) {
+                        continue;
+                    }
+                    let span = f.roots[root.0 as usize].span;
+                    out.push(Obligation {
+                        root: *root,
+                        block: BlockId(k as u32),
+                        index: i,
+                        span,
+                        value: *value,
+                        given_up: None,
+                    });
+                    continue;
                 }
                 Op::Escape {
                     value,
@@ -464,7 +490,14 @@ fn diagnostic(f: &FnIr, pt: &PointsTo, body: BodyId, ob: &Obligation, end: PathE
     if body.0 != 0 {
         d = d.with_note("this path is in a closure: it returns from the closure");
     }
-    let free_fn = release_function_used(f, pt, ob.root);
+    // The function this one releases the root with elsewhere, else the one the root
+    // is owed to by name (a foreign handle's destroying partner).
+    let free_fn = release_function_used(f, pt, ob.root).or_else(|| {
+        match &f.roots.get(ob.root.0 as usize)?.released_by {
+            ReleasedBy::Function(name) if is_function_name(name) => Some(name.clone()),
+            _ => None,
+        }
+    });
     let before = if exit.is_some() {
         "before this exit"
     } else {
@@ -505,6 +538,11 @@ fn diagnostic(f: &FnIr, pt: &PointsTo, body: BodyId, ob: &Obligation, end: PathE
         },
     };
     d.with_help(help)
+}
+
+/// Whether a root's releasing function is named (not "a modelled release").
+fn is_function_name(name: &str) -> bool {
+    !name.is_empty() && name.chars().all(|c| c.is_alphanumeric() || c == '_' || c == ':')
 }
 
 /// The function this function itself releases the root with elsewhere, for the help.

@@ -158,6 +158,9 @@ pub struct Root {
     pub released_by: ReleasedBy,
     /// `true` when autograd records it (`requires_grad`).
     pub requires_grad: bool,
+    /// Made through an out-parameter of a call whose status says whether it was made
+    /// (`create(&mut h)`): held only on the paths that go on to use it.
+    pub held_from_use: bool,
     /// The op this function computed the root's contents with, for memory allocated
     /// by a modelled operation (`x.mapv(f)`, `&a - &b`, `t.sigmoid()`).
     pub producer: Option<Producer>,

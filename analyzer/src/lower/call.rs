@@ -7,6 +7,7 @@ use crate::ir::{
     Callee, EscapeKind, FnId, Op, ReleaseKind, ReleasedBy, RootOrigin, TyClass, ValueId, ValueKind,
     ViewOp,
 };
+use crate::models::foreign::Foreign;
 use crate::models::{self, Sem};
 use crate::oracle::Expr;
 use crate::source::Span;
@@ -92,12 +93,25 @@ impl Lowerer<'_, '_, '_> {
             Resolved::External(path) => {
                 let name = path.join("::");
                 if let Some(sem) = self.ctx.models.path(&path) {
+                    if let Sem::OwedAllocInto(out) = sem {
+                        let release = ReleasedBy::Function("a modelled release".into());
+                        return self.made_through(&name, release, out, &c.args, span);
+                    }
                     let elem = path_elem_bytes(&p.path);
                     let ty = path_class(&path);
                     return self.apply_sem(sem, &name, None, &args, ty, elem, span);
                 }
                 if let Some(last) = path.last() {
-                    if self.ctx.index.struct_named(last).is_some() {
+                    // `Ok(h)`, `Some(p)`: the value is inside, with its memory.
+                    let variant = path.len() == 1
+                        && models::is_wrapper_variant(last)
+                        && args.iter().any(|a| {
+                            matches!(
+                                self.val(a.value).kind,
+                                ValueKind::Root(_) | ValueKind::RawPtr(Some(_))
+                            )
+                        });
+                    if variant || self.ctx.index.struct_named(last).is_some() {
                         return self.wrap(&args, span);
                     }
                     // `Type::method(recv, ..)`: a method model called by path. Models of
@@ -130,21 +144,119 @@ impl Lowerer<'_, '_, '_> {
                     .last()
                     .is_some_and(|last| self.ctx.index.extern_fns.contains(last));
                 if foreign {
-                    for a in &args {
-                        if matches!(self.val(a.value).kind, ValueKind::RawPtr(Some(_))) {
-                            self.emit(
-                                Op::Read {
-                                    value: a.value,
-                                    region: None,
-                                },
-                                span,
-                            );
-                        }
-                    }
+                    let last = path.last().cloned().unwrap_or_default();
+                    return self.foreign_call(&last, &c.args, &args, span);
                 }
                 self.unknown_call(name, &args, span)
             }
         }
+    }
+
+    /// A call to a foreign function the crate declares. It reads through the pointers it
+    /// is given: a pointer that dangles is used here. A function that makes a handle
+    /// owes it to its releasing function ([`crate::models::foreign`]); any other
+    /// foreign function only borrows the handles it is given, so they are still owed.
+    fn foreign_call(
+        &mut self,
+        name: &str,
+        exprs: &syn::punctuated::Punctuated<syn::Expr, syn::Token![,]>,
+        args: &[Arg],
+        span: Span,
+    ) -> ValueId {
+        let role = self.ctx.index.foreign.get(name).cloned();
+        for (i, a) in args.iter().enumerate() {
+            // The handle a release is given is released, not read: a second release
+            // is a double release, not a use after the first.
+            if matches!(role, Some(Foreign::Release { arg }) if arg == i) {
+                continue;
+            }
+            if matches!(self.val(a.value).kind, ValueKind::RawPtr(Some(_))) {
+                self.emit(
+                    Op::Read {
+                        value: a.value,
+                        region: None,
+                    },
+                    span,
+                );
+            }
+        }
+        match role {
+            Some(Foreign::Release { arg }) => {
+                return self.apply_sem(
+                    Sem::Release(models::ReleaseHow::Function, arg),
+                    name,
+                    None,
+                    args,
+                    TyClass::Unknown,
+                    None,
+                    span,
+                );
+            }
+            Some(Foreign::Create { out, release }) => {
+                let release = ReleasedBy::Function(release);
+                return match out {
+                    None => self.handle(name, release, span),
+                    Some(out) => self.made_through(name, release, out, exprs, span),
+                };
+            }
+            None => {}
+        }
+        // Handles owed to a foreign releasing function stay owed: another foreign
+        // function only borrows them. Other memory may be kept (a pool buffer or a
+        // `Box::into_raw` handed over to a queue).
+        let kept: Vec<Arg> = args
+            .iter()
+            .copied()
+            .filter(|a| {
+                let root = self.val(a.value).kind.root();
+                !root
+                    .and_then(|r| self.roots.get(r.0 as usize))
+                    .is_some_and(|r| match &r.released_by {
+                        ReleasedBy::Function(release) => matches!(
+                            self.ctx.index.foreign.get(release),
+                            Some(Foreign::Release { .. })
+                        ),
+                        _ => false,
+                    })
+            })
+            .collect();
+        self.unknown_call(name.to_string(), &kept, span)
+    }
+
+    /// A new handle (a raw pointer) owed to `release`.
+    fn handle(&mut self, name: &str, release: ReleasedBy, span: Span) -> ValueId {
+        let handle = self.alloc_value(name.to_string(), 1, None, release, TyClass::RawPtr, span);
+        let root = self.val(handle).kind.root();
+        self.val_mut(handle).kind = ValueKind::RawPtr(root);
+        handle
+    }
+
+    /// `create(&mut h, ..)`: a new handle stored in `h` through argument `out`, when the
+    /// call succeeds; the call's own result is its status.
+    fn made_through(
+        &mut self,
+        name: &str,
+        release: ReleasedBy,
+        out: usize,
+        exprs: &syn::punctuated::Punctuated<syn::Expr, syn::Token![,]>,
+        span: Span,
+    ) -> ValueId {
+        let handle = self.handle(name, release, span);
+        if let Some(r) = self.val(handle).kind.root().and_then(|r| self.root_mut(r)) {
+            r.held_from_use = true;
+        }
+        match exprs.iter().nth(out).and_then(out_place) {
+            Some(place) => self.assign_to(place, handle, span),
+            // Stored somewhere this function does not name: not its to release.
+            None => self.emit(
+                Op::Escape {
+                    value: handle,
+                    how: EscapeKind::Stored,
+                },
+                span,
+            ),
+        }
+        self.unknown(span)
     }
 
     /// A newtype or struct wrapping memory (`SendPtr(p)`) carries its memory through.
@@ -464,5 +576,19 @@ pub(crate) fn path_class(path: &[String]) -> TyClass {
         None => path
             .first()
             .map_or(TyClass::Unknown, |krate| models::class_of_crate(krate)),
+    }
+}
+
+/// The place an out-parameter argument names: `&mut h`, `&mut h as *mut _`,
+/// `&mut self.handle`.
+fn out_place(e: &syn::Expr) -> Option<&syn::Expr> {
+    match e {
+        syn::Expr::Paren(p) => out_place(&p.expr),
+        syn::Expr::Cast(c) => out_place(&c.expr),
+        syn::Expr::Reference(r) if r.mutability.is_some() => match &*r.expr {
+            place @ (syn::Expr::Path(_) | syn::Expr::Field(_)) => Some(place),
+            _ => None,
+        },
+        _ => None,
     }
 }

@@ -173,6 +173,9 @@ impl Lowerer<'_, '_, '_> {
                     span,
                 )
             }
+            // Written as a method call, the out-parameter's place is not at hand here:
+            // nothing is known to be made.
+            Sem::OwedAllocInto(_) => self.unknown(span),
             Sem::OwedAlloc => self.alloc_value(
                 name.to_string(),
                 elem.unwrap_or(4),

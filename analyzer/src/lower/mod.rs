@@ -311,6 +311,7 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
             shape,
             released_by,
             requires_grad: false,
+            held_from_use: false,
             producer: None,
             span,
         });

@@ -10,6 +10,7 @@
 //! (view geometry, `s![]`, parallel regions) is done by the lowering from the [`Sem`] it
 //! finds here; the lowering itself tests no library name.
 
+pub mod foreign;
 pub mod table;
 mod user;
 
@@ -205,6 +206,9 @@ pub enum Sem {
     /// New memory that must be released by a modelled or annotated release (a user's
     /// `effect = "alloc"` model: pools, arenas).
     OwedAlloc,
+    /// The same, stored through out-parameter `n` (`create(&mut handle, ..)`, an
+    /// `effect = "alloc"` model with an `arg`); held on the paths that use it.
+    OwedAllocInto(usize),
     /// `std::alloc::alloc(layout)`: new memory released by `dealloc`.
     RawAlloc,
     /// `realloc(p, layout, size)`: releases `p`, returns new memory.

@@ -799,3 +799,12 @@ mod tests {
         }
     }
 }
+
+/// Words that name a foreign function making a handle (`ltLayoutCreate`, `TF_NewTensor`,
+/// `cuMemAlloc`), paired by the rest of the name with one of
+/// [`FOREIGN_RELEASE_VERBS`] (see [`super::foreign`]).
+pub const FOREIGN_CREATE_VERBS: &[&str] = &["create", "new", "alloc", "allocate", "malloc"];
+
+/// Words that name a foreign function releasing a handle.
+pub const FOREIGN_RELEASE_VERBS: &[&str] =
+    &["destroy", "free", "delete", "release", "dealloc", "deallocate"];

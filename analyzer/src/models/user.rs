@@ -54,7 +54,8 @@ impl ApiModel {
             (None, None) => return Err("a model needs `path` or `method`".into()),
             _ => {}
         }
-        // `alloc` returns what it makes and `spawn` runs its one closure: no argument.
+        // `alloc` returns what it makes (or stores it through its `arg`) and `spawn`
+        // runs its one closure: the argument is optional.
         if !matches!(self.effect, Effect::Alloc | Effect::Spawn) && self.arg.is_none() {
             return Err(format!("effect `{:?}` needs `arg`", self.effect).to_lowercase());
         }
@@ -65,7 +66,10 @@ impl ApiModel {
     pub(super) fn sem(&self) -> Sem {
         let arg = self.arg.unwrap_or(0);
         match self.effect {
-            Effect::Alloc => Sem::OwedAlloc,
+            Effect::Alloc => match self.arg {
+                Some(out) => Sem::OwedAllocInto(out),
+                None => Sem::OwedAlloc,
+            },
             Effect::Free => Sem::Release(ReleaseHow::Function, arg),
             Effect::View => Sem::ViewOfArg(arg),
             Effect::Inplace => Sem::InPlace(arg),
