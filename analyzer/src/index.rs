@@ -42,6 +42,12 @@ pub struct FnItem {
     pub hands_back: Option<usize>,
     /// The type named by the return type when it is returned by value.
     pub returns_owned: Option<String>,
+    /// `fn get(&self) -> &mut T`: hands out unique access from a shared receiver (the
+    /// shape clippy calls `mut_from_ref`).
+    pub mut_from_shared: bool,
+    /// `fn new(target: &'a mut T) -> Self`: the value made holds the one `&mut`
+    /// argument it is given (its index).
+    pub holds_borrow: Option<usize>,
     pub file: FileId,
     pub annotations: Annotations,
     pub span: Span,
@@ -383,8 +389,34 @@ impl FileItems {
             syn::ReturnType::Type(_, ret) => owned_type_name(ret, self_ty.as_deref()),
             syn::ReturnType::Default => None,
         };
+        let mut_from_shared = returns_mut_ref(sig)
+            && sig.inputs.len() == 1
+            && sig
+                .receiver()
+                .is_some_and(|r| r.reference.is_some() && r.mutability.is_none());
+        let holds_borrow = match &returns_owned {
+            Some(ret) if self_ty.as_deref() == Some(ret.as_str()) => {
+                let muts: Vec<usize> = sig
+                    .inputs
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, a)| {
+                        matches!(a, syn::FnArg::Typed(t)
+                            if matches!(&*t.ty, syn::Type::Reference(r) if r.mutability.is_some()))
+                    })
+                    .map(|(i, _)| i)
+                    .collect();
+                match muts.as_slice() {
+                    [one] if sig.receiver().is_none() => Some(*one),
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
         asts.push(FnAst { sig, block });
         self.fns.push(FnItem {
+            mut_from_shared,
+            holds_borrow,
             name: sig.ident.to_string(),
             module: module.to_vec(),
             self_ty,
@@ -581,6 +613,18 @@ impl ItemIndex {
             }
             TypeShape::Other => None,
         }
+    }
+
+    /// The size of a type named by its last segment alone (`AtomicUsize`, a crate
+    /// struct), when known without its generic arguments.
+    pub fn type_size_named(&self, name: &str) -> Option<u64> {
+        self.shape_size(
+            &TypeShape::Named {
+                name: name.to_string(),
+                arg: None,
+            },
+            0,
+        )
     }
 
     pub fn fn_item(&self, idx: usize) -> Option<&FnItem> {
@@ -894,6 +938,12 @@ fn malformed(file: FileId, span: Span, name: &str, e: &syn::Error, label: &str) 
 /// The parameter (the receiver first) that `sig` takes by value and whose type it
 /// returns: a builder-style method (`fn filled(mut self, x: T) -> Self`) gives back the
 /// owner it was handed.
+/// Whether a signature returns `&mut T`.
+fn returns_mut_ref(sig: &syn::Signature) -> bool {
+    matches!(&sig.output, syn::ReturnType::Type(_, ty)
+        if matches!(&**ty, syn::Type::Reference(r) if r.mutability.is_some()))
+}
+
 pub(crate) fn param_handed_back(sig: &syn::Signature, self_ty: Option<&str>) -> Option<usize> {
     let syn::ReturnType::Type(_, ret) = &sig.output else {
         return None;

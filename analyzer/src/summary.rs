@@ -174,8 +174,91 @@ impl FnSummary {
                 }
             }
         }
+        if let ReturnSummary::ViewOf(i) = s.returns {
+            if dies_under_returned_view(ir, &points_to, i, &s) {
+                s.frees.insert(i);
+            }
+        }
         s
     }
+}
+
+/// Whether parameter `i` is an owner taken by value that the function neither moves
+/// nor hands on, and the view it returns of it was made through a raw pointer
+/// (`slice::from_raw_parts(data.as_ptr(), ..)` of a `Cow` or `Vec` parameter): the
+/// owner is dropped when the function returns, under the view. (A view made without raw
+/// pointers would not compile.)
+fn dies_under_returned_view(ir: &FnIr, points_to: &PointsTo, i: usize, s: &FnSummary) -> bool {
+    if s.escapes.contains(&i) || s.frees.contains(&i) {
+        return false;
+    }
+    let Some(body) = ir.bodies.first() else {
+        return false;
+    };
+    let Some(&param) = body.params.get(i) else {
+        return false;
+    };
+    let Some(ValueKind::Root(root)) = ir.values.get(param.0 as usize).map(|v| &v.kind) else {
+        return false;
+    };
+    let shared = ir
+        .values
+        .get(param.0 as usize)
+        .is_some_and(|v| v.ty == crate::ir::TyClass::Shared);
+    if shared {
+        return false;
+    }
+    // Moved into a call, stored, or given up: not dropped here.
+    let handed_on = ir.stmts().any(|(_, _, st)| match &st.op {
+        Op::Call { args, .. } => args.iter().any(|a| points_to.roots(*a).contains(root)),
+        Op::Escape { value, how } => {
+            *how != crate::ir::EscapeKind::Returned && points_to.roots(*value).contains(root)
+        }
+        Op::Release { value, .. } => points_to.roots(*value).contains(root),
+        _ => false,
+    });
+    if handed_on {
+        return false;
+    }
+    let returned: Vec<ValueId> = body
+        .blocks
+        .iter()
+        .filter_map(|b| match &b.term {
+            Terminator::Return { value: Some(v), .. } => Some(*v),
+            _ => None,
+        })
+        .collect();
+    !returned.is_empty()
+        && returned
+            .iter()
+            .all(|&v| points_to.roots(v) == [*root] && through_raw_pointer(ir, v))
+}
+
+/// Whether `v` was derived, by views and assignments, from a raw pointer.
+fn through_raw_pointer(ir: &FnIr, v: ValueId) -> bool {
+    let mut def: std::collections::HashMap<ValueId, ValueId> = std::collections::HashMap::new();
+    for (_, _, stmt) in ir.stmts() {
+        match &stmt.op {
+            Op::Assign { dst, src } | Op::View { dst, src, .. } => {
+                def.insert(*dst, *src);
+            }
+            _ => {}
+        }
+    }
+    let mut cur = v;
+    for _ in 0..=ir.values.len() {
+        if matches!(
+            ir.values.get(cur.0 as usize).map(|v| &v.kind),
+            Some(ValueKind::RawPtr(_))
+        ) {
+            return true;
+        }
+        match def.get(&cur) {
+            Some(src) => cur = *src,
+            None => return false,
+        }
+    }
+    false
 }
 
 /// Whether `v` is a parameter's memory (or a field of it) reached only through

@@ -84,8 +84,15 @@ impl Conflict<'_> {
         self.first.1.kind != AccessKind::Read && self.second.1.kind != AccessKind::Read
     }
 
-    fn rank(&self) -> (bool, bool) {
-        (self.proven, self.both_write())
+    /// Stronger first: proven, then two writes, then a `&mut` taken against a write
+    /// through another (which shows both lines) over two `&mut` taken on one line.
+    fn rank(&self) -> (bool, bool, bool) {
+        let kinds = (self.first.1.kind, self.second.1.kind);
+        let claim_and_write = matches!(
+            kinds,
+            (AccessKind::Claim, AccessKind::Write) | (AccessKind::Write, AccessKind::Claim)
+        );
+        (self.proven, self.both_write(), claim_and_write)
     }
 }
 
@@ -207,6 +214,13 @@ fn conflict<'a>(
         let mut asm = assumptions_for(ir, &ranges, &[va, &vb]);
         if let (true, Some(it), Some(name)) = (same_task, ia, second_symbol.as_ref()) {
             asm.push(Expr::sym(&it.symbol), Cmp::Ne, Expr::sym(name));
+            // The two instances are iterations that run, also when an access does not
+            // depend on which one it is (a `&mut` to the whole buffer): the witness
+            // names them.
+            for s in [&it.symbol, name] {
+                asm.push(Expr::sym(s), Cmp::Ge, it.lo.clone());
+                asm.push(Expr::sym(s), Cmp::Lt, it.hi.clone());
+            }
         }
         checked(overlap(va, &vb, &asm), va, &vb, &asm)?
     };

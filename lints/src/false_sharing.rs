@@ -273,6 +273,24 @@ fn struct_field_type(
         if let Some(fi) = field {
             return Some(fi.ty_name.clone());
         }
+        // A byte range a callee writes (`self.tail.fetch_add(..)` inside `push`): the
+        // field at its offset.
+        let offset = ir
+            .values
+            .get(cur.0 as usize)
+            .and_then(|v| v.view.as_ref())
+            .filter(|v| v.root == a.root)
+            .and_then(|v| v.offset.as_const());
+        if let Some(offset) = offset.filter(|_| cur == a.value && item.fields.len() > 1) {
+            let mut at = 0i64;
+            for fi in &item.fields {
+                let bytes = i64::try_from(fi.bytes?).ok()?;
+                if (at..at + bytes).contains(&offset) {
+                    return Some(fi.ty_name.clone());
+                }
+                at += bytes;
+            }
+        }
         cur = derived.get(&cur)?.0;
     }
     None

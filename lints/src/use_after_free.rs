@@ -193,7 +193,28 @@ fn diagnostic(
         .map_or_else(|| "released memory".to_string(), |n| format!("`{n}`"));
     // A use written before the release (or inside it, an argument evaluated first),
     // reached from the release, runs on a later iteration.
-    let later_iteration = span.lo < release.span.lo || release.span.contains(span);
+    // A callee that takes an owner by value and returns a view of it: the release and
+    // the view are one call.
+    let dropped_by_callee = release.span == span && how == "viewed";
+    let later_iteration =
+        !dropped_by_callee && (span.lo < release.span.lo || release.span.contains(span));
+    if dropped_by_callee {
+        let owner = released_name
+            .as_ref()
+            .map_or_else(|| "its argument".to_string(), |n| format!("`{n}`"));
+        return Diagnostic::new(
+            Severity::Error,
+            format!("this call returns a view into {owner}, which it drops when it returns"),
+            Label::new(
+                span,
+                format!("{owner} is moved into the call and dropped there; the view returned dangles"),
+            ),
+        )
+        .with_code(USE_AFTER_FREE.code())
+        .with_help(
+            "take the parameter by reference, so that the caller's owner outlives the view",
+        );
+    }
     let (message, primary) = if later_iteration {
         (
             format!("{what} is {how} on the next iteration after its memory was released"),

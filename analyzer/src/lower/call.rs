@@ -259,6 +259,18 @@ impl Lowerer<'_, '_, '_> {
         self.unknown(span)
     }
 
+    /// Whether `v` is an element that points to its own object (`locals[t]` of
+    /// `&[Arc<Local>]`): a callee given it writes that object, elsewhere, not the
+    /// element.
+    fn writes_elsewhere(&self, v: ValueId) -> bool {
+        self.val(v)
+            .kind
+            .root()
+            .and_then(|r| self.roots.get(r.0 as usize))
+            .and_then(|r| r.elem_type.as_deref())
+            .is_some_and(models::is_object_pointer)
+    }
+
     /// A newtype or struct wrapping memory (`SendPtr(p)`) carries its memory through.
     pub(crate) fn wrap(&mut self, args: &[Arg], span: Span) -> ValueId {
         match args.iter().find(|a| self.val(a.value).kind.is_memory()) {
@@ -421,6 +433,7 @@ impl Lowerer<'_, '_, '_> {
                 .filter(|&v| self.val(v).kind.is_memory())
                 .collect()
         };
+
         let mut effects: Vec<Op> = Vec::new();
         effects.extend(
             memory_args(&summary.reads)
@@ -433,12 +446,16 @@ impl Lowerer<'_, '_, '_> {
         effects.extend(
             memory_args(&summary.writes)
                 .into_iter()
+                .filter(|&v| !self.writes_elsewhere(v))
                 .map(|value| Op::Write {
                     value,
                     region: None,
                 }),
         );
-        for dst in memory_args(&summary.inplace) {
+        for dst in memory_args(&summary.inplace)
+            .into_iter()
+            .filter(|&v| !self.writes_elsewhere(v))
+        {
             let srcs = args
                 .iter()
                 .map(|a| a.value)
@@ -474,6 +491,9 @@ impl Lowerer<'_, '_, '_> {
             let Some(value) = arg(i).filter(|&v| self.val(v).kind.is_memory()) else {
                 continue;
             };
+            if self.writes_elsewhere(value) {
+                continue;
+            }
             let value = match bytes {
                 Some((offset, len)) if self.is_struct_memory(value) => {
                     self.byte_range(value, offset, len, span)
@@ -488,6 +508,35 @@ impl Lowerer<'_, '_, '_> {
                 },
                 span,
             );
+        }
+        // What the signature alone says, when the body said nothing of the result:
+        // `fn get(&self) -> &mut T` hands out unique access to all the receiver holds
+        // (so each call claims it), and `fn new(target: &'a mut T) -> Self` makes a
+        // value holding its `&mut` argument.
+        if summary.returns == ReturnSummary::Nothing {
+            let item = self.ctx.index.fn_item(idx);
+            let mut_from_shared = item.is_some_and(|f| f.mut_from_shared);
+            let holds = item.and_then(|f| f.holds_borrow);
+            if let Some(src) = arg(0).filter(|&v| mut_from_shared && self.val(v).kind.is_memory()) {
+                // Unchecked, as a view rebuilt from a raw pointer is: the borrow checker
+                // did not see this `&mut`.
+                let how = match &self.val(src).view {
+                    Some(view) => ViewOp::FromRaw {
+                        shape: view.dims.iter().map(|d| d.len.clone()).collect(),
+                        strides: Some(view.dims.iter().map(|d| d.stride.clone()).collect()),
+                    },
+                    None => ViewOp::Opaque(name.clone()),
+                };
+                let v = self.derive_view(src, how, span);
+                self.claim(v, span);
+                return v;
+            }
+            if let Some(src) = holds
+                .and_then(arg)
+                .filter(|&v| self.val(v).kind.is_memory())
+            {
+                return self.derive_view(src, ViewOp::Whole, span);
+            }
         }
         // A method that takes an owner by value and returns its own type
         // (`Buffer::new(n).filled(x)`) hands the same owner back: the result carries the

@@ -108,14 +108,22 @@ impl Lowerer<'_, '_, '_> {
         // A crate's own `flatten_` is what it defines, not tch's in-place naming rule.
         let naming_only = self.ctx.models.in_place_by_naming_only(&method);
         let modelled = if naming_only { None } else { sem };
-        // A crate's own `store` or `swap` on a receiver known to be its struct is what
-        // it defines; on another receiver, a method found by its name alone may be
-        // another type's.
+        // A crate's own `store`, `push` or `write` on a receiver known to be its struct
+        // is what it defines; on another receiver, a method found by its name alone may
+        // be another type's.
         let known_struct = self.receiver_struct(recv).is_some();
+        // One object of the struct, not a buffer of them (`slots.push(..)`).
+        let one_object = self.is_struct_memory(recv)
+            || self.val(recv).name.as_deref() == Some("self")
+                && self
+                    .item
+                    .self_ty
+                    .as_deref()
+                    .is_some_and(|t| self.ctx.index.struct_named(t).is_some());
         let prefer_local = match modelled {
             None | Some(Sem::Read | Sem::Metadata(_)) => true,
             Some(Sem::Atomic(_)) => known_struct,
-            _ => false,
+            _ => known_struct && one_object,
         };
         if let (Some(idx), true) = (local, prefer_local) {
             let mut all = vec![Arg {

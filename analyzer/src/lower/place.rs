@@ -405,7 +405,19 @@ impl Lowerer<'_, '_, '_> {
         fields: &[(String, ValueId)],
         span: Span,
     ) -> Option<ValueId> {
-        if fields.iter().any(|(_, v)| self.carries_memory(*v)) {
+        // A nested literal of a placed struct (`tx: Tx { .. }`) is bytes of this object.
+        let nested_object = |l: &Self, v: ValueId| {
+            l.val(v).ty == TyClass::LocalStruct
+                && l.val(v)
+                    .kind
+                    .root()
+                    .and_then(|r| l.roots.get(r.0 as usize))
+                    .is_some_and(|r| r.origin == RootOrigin::Static && r.elem_type.is_some())
+        };
+        if fields
+            .iter()
+            .any(|(_, v)| self.carries_memory(*v) && !nested_object(self, *v))
+        {
             return None;
         }
         let v = self.struct_object(name, name, RootOrigin::Static, span)?;
@@ -451,16 +463,26 @@ impl Lowerer<'_, '_, '_> {
     fn placed_within(&self, name: &str, depth: u32) -> bool {
         depth > 0
             && self.ctx.index.struct_named(name).is_some_and(|item| {
+                // A buffer handle among the fields places the struct only when threads
+                // share it for its synchronised fields (a channel's counters next to its
+                // slots); a matrix of plain numbers and a `Vec` is data, not a place.
+                let buffers = item.fields.iter().any(|f| f.ty == TyClass::Vec);
+                let synchronised = item.fields.iter().any(|f| {
+                    models::is_synchronised_type(&f.ty_name) || models::is_cell_type(&f.ty_name)
+                });
                 !item.fields.is_empty()
+                    && (!buffers || synchronised)
                     && item.fields.iter().all(|f| self.field_is_placed(f, depth))
             })
     }
 
-    /// A field of known size that is a number, an atomic, a cell, a padded slot or a
-    /// placed struct itself.
+    /// A field of known size that is a number, an atomic, a cell, a padded slot, a
+    /// placed struct itself, or the handle of a buffer kept elsewhere (a `Vec`, whose
+    /// elements have a root of their own).
     fn field_is_placed(&self, f: &crate::index::FieldInfo, depth: u32) -> bool {
         f.bytes.is_some()
             && (f.ty == TyClass::Scalar
+                || f.ty == TyClass::Vec
                 || models::is_synchronised_type(&f.ty_name)
                 || models::is_padded_type(&f.ty_name)
                 || models::is_cell_type(&f.ty_name)
@@ -636,6 +658,35 @@ impl Lowerer<'_, '_, '_> {
             // Only plain number fields have a known place; an array or wrapper field is
             // somewhere in the object.
             let v = self.derive_view(base, ViewOp::Opaque(format!("field {member}")), span);
+            self.fields.insert((base, member), v);
+            return v;
+        }
+        // A buffer field of an object (`self.slots: Vec<AtomicUsize>`): its handle is
+        // bytes of the object, its elements are a block of their own.
+        let buffer_field = self
+            .struct_field(base, &member)
+            .filter(|f| f.ty == TyClass::Vec && self.struct_field_bytes(base, &member).is_some());
+        if let Some(field) = buffer_field {
+            let name = format!("{}.{member}", self.val(base).name.as_deref().unwrap_or("_"));
+            let elem = field
+                .elem_name
+                .as_deref()
+                .and_then(|e| self.ctx.index.type_size_named(e))
+                .and_then(|b| u32::try_from(b).ok())
+                .unwrap_or(4);
+            let root = self.new_root(
+                name.clone(),
+                RootOrigin::Unknown,
+                elem,
+                None,
+                ReleasedBy::NotOwned,
+                span,
+            );
+            if let Some(r) = self.root_mut(root) {
+                r.elem_type = field.elem_name.clone();
+            }
+            let v = self.new_value(Some(name), ValueKind::View(root), TyClass::Vec, span);
+            self.emit(Op::Load { dst: v, root }, span);
             self.fields.insert((base, member), v);
             return v;
         }

@@ -82,10 +82,7 @@ pub struct ForeignFn {
 pub enum Foreign {
     /// Makes a handle that `release` releases: its result, or what it stores through
     /// parameter `out`.
-    Create {
-        out: Option<usize>,
-        release: String,
-    },
+    Create { out: Option<usize>, release: String },
     /// Releases the handle in argument `arg`.
     Release { arg: usize },
 }
@@ -250,7 +247,11 @@ mod tests {
     fn pointer_aliases_make_out_parameters() {
         use ForeignTy::*;
         let fns = vec![
-            f("streamCreate", vec![PtrToNamed("Stream".into()), Other], Other),
+            f(
+                "streamCreate",
+                vec![PtrToNamed("Stream".into()), Other],
+                Other,
+            ),
             f("streamDestroy", vec![Named("Stream".into())], Other),
         ];
         let r = roles(&fns, &["Stream".to_string()]);

@@ -527,6 +527,11 @@ pub fn cast_drops_provenance(name: &str) -> bool {
     table::ADDRESSLESS_CASTS.contains(&name)
 }
 
+/// Whether a type named `name` points to one object (`Arc<T>`, `Box<T>`).
+pub fn is_object_pointer(name: &str) -> bool {
+    table::OBJECT_POINTERS.contains(&name)
+}
+
 /// Whether a generic type named `name` holds elements of its first type argument
 /// (`Vec<T>`, `Box<T>`, `NonNull<T>`).
 pub fn is_element_container(name: &str) -> bool {

@@ -656,6 +656,10 @@ pub const ADDRESSLESS_CASTS: &[&str] =
 /// Generic types whose first type argument is the type of their elements.
 pub const ELEMENT_CONTAINERS: &[&str] = &["Vec", "VecDeque", "Box", "Rc", "Arc", "NonNull"];
 
+/// Element containers that point to one object (unless it is a slice): inside a buffer
+/// such a pointer is the element, and its object is elsewhere.
+pub const OBJECT_POINTERS: &[&str] = &["Box", "Rc", "Arc", "NonNull"];
+
 /// Containers that are one-dimensional buffers.
 pub const RANK_ONE_CONTAINERS: &[&str] = &["Vec", "Box"];
 
@@ -724,6 +728,7 @@ pub fn every_name() -> Vec<&'static str> {
         NULL_POINTER_FNS,
         ADDRESSLESS_CASTS,
         ELEMENT_CONTAINERS,
+        OBJECT_POINTERS,
         RANK_ONE_CONTAINERS,
         PADDED_TYPES,
         WRAPPER_VARIANTS,
@@ -766,6 +771,21 @@ pub const THREAD_COUNT_CALLS: &[&str] = &[
     "num_cpus::get_physical",
 ];
 
+/// Words that name a foreign function making a handle (`ltLayoutCreate`, `TF_NewTensor`,
+/// `cuMemAlloc`), paired by the rest of the name with one of
+/// [`FOREIGN_RELEASE_VERBS`] (see [`super::foreign`]).
+pub const FOREIGN_CREATE_VERBS: &[&str] = &["create", "new", "alloc", "allocate", "malloc"];
+
+/// Words that name a foreign function releasing a handle.
+pub const FOREIGN_RELEASE_VERBS: &[&str] = &[
+    "destroy",
+    "free",
+    "delete",
+    "release",
+    "dealloc",
+    "deallocate",
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -799,12 +819,3 @@ mod tests {
         }
     }
 }
-
-/// Words that name a foreign function making a handle (`ltLayoutCreate`, `TF_NewTensor`,
-/// `cuMemAlloc`), paired by the rest of the name with one of
-/// [`FOREIGN_RELEASE_VERBS`] (see [`super::foreign`]).
-pub const FOREIGN_CREATE_VERBS: &[&str] = &["create", "new", "alloc", "allocate", "malloc"];
-
-/// Words that name a foreign function releasing a handle.
-pub const FOREIGN_RELEASE_VERBS: &[&str] =
-    &["destroy", "free", "delete", "release", "dealloc", "deallocate"];

@@ -1,5 +1,7 @@
 //! The Z3 back end: exact integer arithmetic (nonlinear terms allowed) for the queries
-//! the fast paths leave, with a per-query time limit and one solver per thread.
+//! the fast paths leave, with a per-query time limit and one solver per thread. The
+//! models shown are taken from a fresh context, so that they do not depend on thread
+//! timing.
 //!
 //! A [`Problem`] is "∃ existential variables (index tuples, iteration indices) within
 //! their bounds such that the goal holds", over universal symbols (sizes) constrained by
@@ -208,22 +210,44 @@ fn check(
     names: &[String],
     timeout_ms: u32,
 ) -> (SatResult, Option<BTreeMap<String, i128>>) {
-    SOLVER.with(|solver| {
-        solver.set_params(&params(timeout_ms));
-        solver.push();
-        let mut enc = Encoder::default();
-        let encoded: Vec<Bool> = facts.iter().map(|f| enc.fact(f)).collect();
-        for b in encoded.iter().chain(enc.side.iter()) {
-            solver.assert(b);
-        }
-        let result = solver.check();
-        let values = (result == SatResult::Sat)
-            .then(|| solver.get_model())
-            .flatten()
-            .map(|m| read_model(&m, names, &mut enc));
-        solver.pop(1);
-        (result, values)
-    })
+    let (result, values) = SOLVER.with(|solver| solve(solver, facts, names, timeout_ms));
+    if result != SatResult::Sat || names.is_empty() {
+        return (result, values);
+    }
+    // The thread's solver keeps state from the queries it ran before (term ids, search
+    // heuristics), and which those were depends on thread timing: its model is not the
+    // same from run to run. The model shown (a witness) is taken again from a fresh
+    // context, where it depends on the query alone.
+    let fresh = z3::with_z3_config(&z3::Config::new(), || {
+        solve(&Solver::new(), facts, names, timeout_ms)
+    });
+    match fresh {
+        (SatResult::Sat, Some(v)) => (result, Some(v)),
+        _ => (result, values),
+    }
+}
+
+/// One satisfiability check of `facts` on `solver`, left as it was found.
+fn solve(
+    solver: &Solver,
+    facts: &[Fact],
+    names: &[String],
+    timeout_ms: u32,
+) -> (SatResult, Option<BTreeMap<String, i128>>) {
+    solver.set_params(&params(timeout_ms));
+    solver.push();
+    let mut enc = Encoder::default();
+    let encoded: Vec<Bool> = facts.iter().map(|f| enc.fact(f)).collect();
+    for b in encoded.iter().chain(enc.side.iter()) {
+        solver.assert(b);
+    }
+    let result = solver.check();
+    let values = (result == SatResult::Sat)
+        .then(|| solver.get_model())
+        .flatten()
+        .map(|m| read_model(&m, names, &mut enc));
+    solver.pop(1);
+    (result, values)
 }
 
 fn read_model(m: &Model, names: &[String], enc: &mut Encoder) -> BTreeMap<String, i128> {

@@ -66,12 +66,19 @@ pub fn elem_bytes_of_type(ty: &syn::Type) -> Option<u32> {
 /// The type of one element of a buffer type: `Slot` for `&[Slot]`, `f32` for
 /// `ArrayView2<f32>` and `*mut f32`, `CachePadded<AtomicU64>` for `Vec<CachePadded<..>>`.
 pub fn element_type(ty: &syn::Type) -> Option<&syn::Type> {
+    element_type_in(ty, false)
+}
+
+/// [`element_type`], `inside` a buffer already: there a pointer to one object
+/// (`Arc<Local>` of `&[Arc<Local>]`) is the element itself, and what it points to lives
+/// elsewhere.
+fn element_type_in(ty: &syn::Type, inside: bool) -> Option<&syn::Type> {
     match ty {
-        syn::Type::Reference(r) => element_type(&r.elem),
-        syn::Type::Ptr(p) => element_type(&p.elem),
-        syn::Type::Slice(s) => element_type(&s.elem),
-        syn::Type::Array(a) => element_type(&a.elem),
-        syn::Type::Paren(p) => element_type(&p.elem),
+        syn::Type::Reference(r) => element_type_in(&r.elem, inside),
+        syn::Type::Ptr(p) => element_type_in(&p.elem, inside),
+        syn::Type::Slice(s) => element_type_in(&s.elem, true),
+        syn::Type::Array(a) => element_type_in(&a.elem, true),
+        syn::Type::Paren(p) => element_type_in(&p.elem, inside),
         syn::Type::Path(p) => {
             let last = p.path.segments.last()?;
             let name = last.ident.to_string();
@@ -81,7 +88,16 @@ pub fn element_type(ty: &syn::Type) -> Option<&syn::Type> {
                     TyClass::Array | TyClass::ArrayView
                 );
             match first_type_arg(last) {
-                Some(arg) if container => element_type(arg),
+                Some(arg)
+                    if inside
+                        && models::is_object_pointer(&name)
+                        && !matches!(arg, syn::Type::Slice(_)) =>
+                {
+                    Some(ty)
+                }
+                Some(arg) if container => {
+                    element_type_in(arg, inside || !models::is_object_pointer(&name))
+                }
                 _ => Some(ty),
             }
         }
@@ -173,5 +189,10 @@ mod tests {
         );
         assert_eq!(name("ArrayViewMut2<'_, f64>").as_deref(), Some("f64"));
         assert_eq!(name("*mut u8").as_deref(), Some("u8"));
+        // A pointer to one object inside a buffer is the element.
+        assert_eq!(name("&[Arc<Local>]").as_deref(), Some("Arc"));
+        assert_eq!(name("Vec<Box<Local>>").as_deref(), Some("Box"));
+        assert_eq!(name("Arc<Vec<u64>>").as_deref(), Some("u64"));
+        assert_eq!(name("Box<[Slot]>").as_deref(), Some("Slot"));
     }
 }
