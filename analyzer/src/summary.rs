@@ -45,6 +45,10 @@ pub struct FnSummary {
     /// With [`ReturnSummary::ViewOf`]: the returned view has the argument's geometry
     /// (a getter such as `SendPtr::get`), so a caller keeps what it knew.
     pub returns_whole: bool,
+    /// With [`ReturnSummary::ViewOf`]: the result is a raw pointer this many elements
+    /// past the start of the argument's memory, over the names of the function's
+    /// integer parameters (`self.ptr_mut().add(i)` gives `i`).
+    pub returns_offset: Option<crate::oracle::Expr>,
 }
 
 /// A parameter an atomic operation of the function writes: its index, the bytes
@@ -153,6 +157,7 @@ impl FnSummary {
                 if let Some(i) = param_of(k) {
                     s.returns = ReturnSummary::ViewOf(i);
                     s.returns_whole = derived_whole(ir, *v);
+                    s.returns_offset = pointer_offset(ir, *v);
                     break;
                 }
                 if let Some(root) = k.root().and_then(|r| ir.roots.get(r.0 as usize)) {
@@ -259,6 +264,31 @@ fn through_raw_pointer(ir: &FnIr, v: ValueId) -> bool {
         }
     }
     false
+}
+
+/// The offset of raw pointer `v` into its root, when it is written over the names of
+/// the function's integer parameters alone (so a caller can put its arguments in).
+fn pointer_offset(ir: &FnIr, v: ValueId) -> Option<crate::oracle::Expr> {
+    let val = ir.values.get(v.0 as usize)?;
+    if !matches!(val.kind, ValueKind::RawPtr(_)) {
+        return None;
+    }
+    let view = val.view.as_ref()?;
+    let body = ir.bodies.first()?;
+    let names: Vec<String> = body
+        .params
+        .iter()
+        .filter_map(|p| {
+            let pv = ir.values.get(p.0 as usize)?;
+            let name = pv.name.clone()?;
+            (pv.int.as_ref()? == &crate::oracle::Expr::sym(&name)).then_some(name)
+        })
+        .collect();
+    view.offset
+        .symbols()
+        .iter()
+        .all(|s| names.iter().any(|n| n == s))
+        .then(|| view.offset.clone())
 }
 
 /// Whether `v` is a parameter's memory (or a field of it) reached only through

@@ -555,10 +555,21 @@ impl Lowerer<'_, '_, '_> {
             ReturnSummary::Nothing => dst,
             ReturnSummary::ViewOf(i) => match arg(i) {
                 Some(src) => {
-                    let how = if summary.returns_whole {
-                        ViewOp::Whole
+                    // A parameter of unknown type (a trait's `self`) hands out the one
+                    // buffer it stands for, as `self.as_mut_ptr()` does.
+                    let src = if self.val(src).kind.is_memory() {
+                        src
                     } else {
-                        ViewOp::Opaque(name)
+                        self.param_memory(src, span).unwrap_or(src)
+                    };
+                    let offset = summary
+                        .returns_offset
+                        .as_ref()
+                        .and_then(|off| self.callee_offset(idx, off, args));
+                    let how = match offset {
+                        Some(off) => ViewOp::Offset(off),
+                        None if summary.returns_whole => ViewOp::Whole,
+                        None => ViewOp::Opaque(name),
                     };
                     self.derive_view(src, how, span)
                 }
@@ -573,6 +584,30 @@ impl Lowerer<'_, '_, '_> {
                 self.alloc_value(name, 4, None, released_by, TyClass::Unknown, span)
             }
         }
+    }
+
+    /// A callee's offset over its integer parameters, in the caller's terms: each
+    /// parameter name replaced by the integer its argument holds.
+    fn callee_offset(
+        &self,
+        idx: usize,
+        offset: &crate::oracle::Expr,
+        args: &[Arg],
+    ) -> Option<crate::oracle::Expr> {
+        let params = &self.ctx.index.fn_item(idx)?.params;
+        let mut unknown = false;
+        let out = offset.map_symbols(&|s| {
+            let i = params.iter().position(|p| p == s)?;
+            args.get(i).and_then(|a| self.val(a.value).int.clone())
+        });
+        for s in offset.symbols() {
+            let i = params.iter().position(|p| *p == s);
+            let known = i
+                .and_then(|i| args.get(i))
+                .is_some_and(|a| self.val(a.value).int.is_some());
+            unknown |= !known;
+        }
+        (!unknown).then_some(out)
     }
 
     /// Whether crate-local function `idx` returns, unannotated, a value of a type the
