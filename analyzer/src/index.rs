@@ -159,6 +159,9 @@ pub struct FieldInfo {
     pub elem_name: Option<String>,
     /// Estimated size in bytes, when the type's layout is known.
     pub bytes: Option<u64>,
+    /// The type has a lifetime argument (`Vec<'bump, u8>`): its storage is borrowed
+    /// from something that outlives it (an arena, a pool).
+    pub borrows_storage: bool,
 }
 
 /// A struct of the crate.
@@ -450,6 +453,7 @@ impl FileItems {
                     other => type_name(other).unwrap_or_default(),
                 },
                 elem_name: crate::syntax::ty::element_type(&f.ty).and_then(type_name),
+                borrows_storage: has_lifetime_arg(&f.ty),
                 bytes: None,
             })
             .collect();
@@ -938,6 +942,20 @@ fn malformed(file: FileId, span: Span, name: &str, e: &syn::Error, label: &str) 
 /// The parameter (the receiver first) that `sig` takes by value and whose type it
 /// returns: a builder-style method (`fn filled(mut self, x: T) -> Self`) gives back the
 /// owner it was handed.
+/// Whether a path type has a lifetime among its generic arguments.
+fn has_lifetime_arg(ty: &syn::Type) -> bool {
+    let syn::Type::Path(p) = ty else {
+        return false;
+    };
+    p.path.segments.iter().any(|seg| match &seg.arguments {
+        syn::PathArguments::AngleBracketed(a) => a
+            .args
+            .iter()
+            .any(|g| matches!(g, syn::GenericArgument::Lifetime(_))),
+        _ => false,
+    })
+}
+
 /// Whether a signature returns `&mut T`.
 fn returns_mut_ref(sig: &syn::Signature) -> bool {
     matches!(&sig.output, syn::ReturnType::Type(_, ty)

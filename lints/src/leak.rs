@@ -521,6 +521,12 @@ fn diagnostic(f: &FnIr, pt: &PointsTo, body: BodyId, ob: &Obligation, end: PathE
                 )
             }
         }
+        // A field forgotten with the value it is part of.
+        (Some(_), _) if f.value(ob.value).name.as_deref().is_some_and(|n| n.contains('.')) => {
+            format!(
+                "take {what} out before forgetting its owner (`ptr::read` it from a `ManuallyDrop`) and drop it, or let the owner drop"
+            )
+        }
         (Some(_), _) => {
             "keep the owner and let it drop instead of forgetting it, or return it to the caller"
                 .to_string()

@@ -29,6 +29,68 @@ impl Lowerer<'_, '_, '_> {
         copy
     }
 
+    /// `mem::forget(x)` of a value of a crate struct whose
+    /// fields own memory of their own (a type with `impl Drop`, an `Arc`, a `Vec`):
+    /// each such field is given up with it, unless the function reached it before (it
+    /// may have been taken out). The fields stay reachable through the result, so a
+    /// later `ptr::read(&me.f)` takes one back.
+    pub(crate) fn forget_fields(&mut self, v: ValueId, api: &str, span: Span) -> ValueId {
+        let out = self.unknown(span);
+        let ty = if self.val(v).name.as_deref() == Some("self") {
+            self.item.self_ty.clone()
+        } else {
+            self.declared.get(&v).cloned()
+        };
+        let Some(item) = ty.and_then(|t| self.ctx.index.struct_named(&t)).cloned() else {
+            return out;
+        };
+        for f in &item.fields {
+            if self.mentioned_fields.contains(&(v, f.name.clone()))
+                || f.borrows_storage
+                || !self.owns_memory(&f.ty_name)
+            {
+                continue;
+            }
+            let name = format!("{}.{}", self.val(v).name.as_deref().unwrap_or("_"), f.name);
+            let field = self.alloc_value(
+                name.clone(),
+                1,
+                None,
+                ReleasedBy::Drop,
+                TyClass::LocalStruct,
+                span,
+            );
+            self.val_mut(field).name = Some(name);
+            self.emit(
+                Op::Escape {
+                    value: field,
+                    how: EscapeKind::Leaked {
+                        api: api.to_string(),
+                        kind: LeakKind::Forget,
+                    },
+                },
+                span,
+            );
+            self.fields.insert((out, f.name.clone()), field);
+        }
+        out
+    }
+
+    /// Whether a value of the type named `ty` owns memory it releases when dropped: a
+    /// crate type with `impl Drop`, or a library owner (`Arc`, `Vec`, `Box`).
+    fn owns_memory(&self, ty: &str) -> bool {
+        models::is_owning_type(ty)
+            || self
+                .ctx
+                .index
+                .methods_named(Some(ty), "drop")
+                .into_iter()
+                .filter_map(|m| self.ctx.index.fn_item(m))
+                .any(|m| {
+                    m.trait_name.as_deref() == Some("Drop") && m.self_ty.as_deref() == Some(ty)
+                })
+    }
+
     /// A value owning new memory of `root`, with an `Alloc` op.
     pub(crate) fn alloc_value(
         &mut self,
@@ -459,6 +521,12 @@ impl Lowerer<'_, '_, '_> {
                     }
                     out
                 }
+                // `ManuallyDrop::new(x)` keeps the fields at hand (`this.0`, `&*this`) to
+                // be taken out by code of every shape; `mem::forget(x)` ends them.
+                None if kind == LeakKind::Forget && name.ends_with("forget") => match nth(n) {
+                    Some(v) => self.forget_fields(v, name, span),
+                    None => self.unknown(span),
+                },
                 None => self.unknown(span),
             },
             Sem::StoreArg(n) => {

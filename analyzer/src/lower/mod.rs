@@ -118,6 +118,9 @@ pub(crate) struct Lowerer<'c, 'x, 'a> {
     iters: HashMap<ValueId, IterInfo>,
     slice_specs: HashMap<ValueId, Vec<crate::ir::SliceSpec>>,
     fields: HashMap<(ValueId, String), ValueId>,
+    /// Fields named so far (`x.f`), by base value: a field a function already reached
+    /// may have been taken out before its owner is forgotten.
+    mentioned_fields: std::collections::HashSet<(ValueId, String)>,
     /// Merge values of `if`/`match` that already received an arm.
     join_seen: std::collections::HashSet<ValueId>,
     /// Owning values moved somewhere (assigned, passed by value, returned, stored,
@@ -199,6 +202,7 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
             iters: HashMap::new(),
             slice_specs: HashMap::new(),
             fields: HashMap::new(),
+            mentioned_fields: std::collections::HashSet::new(),
             join_seen: std::collections::HashSet::new(),
             layouts: HashMap::new(),
             moved: std::collections::HashSet::new(),

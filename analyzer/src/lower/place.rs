@@ -645,6 +645,7 @@ impl Lowerer<'_, '_, '_> {
             syn::Member::Named(n) => n.to_string(),
             syn::Member::Unnamed(i) => i.index.to_string(),
         };
+        self.mentioned_fields.insert((base, member.clone()));
         if let Some(&v) = self.fields.get(&(base, member.clone())) {
             return v;
         }

@@ -527,6 +527,11 @@ pub fn cast_drops_provenance(name: &str) -> bool {
     table::ADDRESSLESS_CASTS.contains(&name)
 }
 
+/// Whether a library type named `name` owns memory it releases when dropped.
+pub fn is_owning_type(name: &str) -> bool {
+    table::OWNING_TYPES.contains(&name)
+}
+
 /// Whether a type named `name` points to one object (`Arc<T>`, `Box<T>`).
 pub fn is_object_pointer(name: &str) -> bool {
     table::OBJECT_POINTERS.contains(&name)

@@ -656,6 +656,9 @@ pub const ADDRESSLESS_CASTS: &[&str] =
 /// Generic types whose first type argument is the type of their elements.
 pub const ELEMENT_CONTAINERS: &[&str] = &["Vec", "VecDeque", "Box", "Rc", "Arc", "NonNull"];
 
+/// Library types whose values own memory they release when dropped.
+pub const OWNING_TYPES: &[&str] = &["Arc", "Rc", "Vec", "Box", "String", "VecDeque", "HashMap"];
+
 /// Element containers that point to one object (unless it is a slice): inside a buffer
 /// such a pointer is the element, and its object is elsewhere.
 pub const OBJECT_POINTERS: &[&str] = &["Box", "Rc", "Arc", "NonNull"];
@@ -729,6 +732,7 @@ pub fn every_name() -> Vec<&'static str> {
         ADDRESSLESS_CASTS,
         ELEMENT_CONTAINERS,
         OBJECT_POINTERS,
+        OWNING_TYPES,
         RANK_ONE_CONTAINERS,
         PADDED_TYPES,
         WRAPPER_VARIANTS,
