@@ -42,6 +42,8 @@ pub struct FnItem {
     pub hands_back: Option<usize>,
     /// The type named by the return type when it is returned by value.
     pub returns_owned: Option<String>,
+    /// The return type is a raw pointer (`-> *mut f32`).
+    pub returns_raw_ptr: bool,
     /// `fn get(&self) -> &mut T`: hands out unique access from a shared receiver (the
     /// shape clippy calls `mut_from_ref`).
     pub mut_from_shared: bool,
@@ -416,8 +418,10 @@ impl FileItems {
             }
             _ => None,
         };
+        let returns_raw_ptr = matches!(&sig.output, syn::ReturnType::Type(_, ty) if matches!(&**ty, syn::Type::Ptr(_)));
         asts.push(FnAst { sig, block });
         self.fns.push(FnItem {
+            returns_raw_ptr,
             mut_from_shared,
             holds_borrow,
             name: sig.ident.to_string(),

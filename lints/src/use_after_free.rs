@@ -35,7 +35,9 @@ crate::declare_lint! {
 
 use tensor_lint_analyzer::dataflow::alloc_state::{PathAnswer, PathEnd, PathSearch, Step};
 use tensor_lint_analyzer::dataflow::PointsTo;
-use tensor_lint_analyzer::ir::{BodyId, FnIr, Op, ReleaseKind, RootId, ValueId, ValueKind, ViewOp};
+use tensor_lint_analyzer::ir::{
+    BodyId, Callee, FnIr, Op, ReleaseKind, RootId, ValueId, ValueKind, ViewOp,
+};
 
 use crate::context::{LintContext, LintFinding};
 use crate::diagnostic::{Diagnostic, Label, Severity};
@@ -119,7 +121,55 @@ fn raw_derived(f: &FnIr) -> Vec<bool> {
     raw
 }
 
+/// Per body, the captured values through which it (or a closure nested in it) reads or
+/// writes memory: calling the closure uses that memory.
+fn closure_uses(f: &FnIr, pt: &PointsTo) -> Vec<Vec<(RootId, ValueId)>> {
+    let mut sets: Vec<Vec<(RootId, ValueId)>> = vec![Vec::new(); f.bodies.len()];
+    for (b, body) in f.bodies.iter().enumerate() {
+        let tensor_lint_analyzer::ir::BodyKind::Closure { captures, .. } = &body.kind else {
+            continue;
+        };
+        for stmt in body.blocks.iter().flat_map(|k| &k.stmts) {
+            let Some((v, _)) = use_of(f, &stmt.op) else {
+                continue;
+            };
+            for &root in pt.roots(v) {
+                if let Some(&c) = captures.iter().find(|&&c| pt.roots(c).contains(&root)) {
+                    sets[b].push((root, c));
+                }
+            }
+        }
+    }
+    for s in &mut sets {
+        s.sort_unstable();
+        s.dedup();
+    }
+    sets
+}
+
+/// The use a statement makes of root `r`: its own access, or the access of the closure
+/// it calls.
+fn use_of_root(
+    f: &FnIr,
+    closures: &[Vec<(RootId, ValueId)>],
+    op: &Op,
+    r: RootId,
+) -> Option<(ValueId, &'static str)> {
+    match op {
+        Op::Call {
+            callee: Callee::Closure(c),
+            ..
+        } => closures
+            .get(c.0 as usize)?
+            .iter()
+            .find(|(root, _)| *root == r)
+            .map(|&(_, v)| (v, "used by the closure called")),
+        _ => use_of(f, op),
+    }
+}
+
 fn check_body(f: &FnIr, pt: &PointsTo, body: BodyId, out: &mut Vec<LintFinding>) {
+    let closures = closure_uses(f, pt);
     let raw = raw_derived(f);
     let mut reported = Vec::new();
     let paths = PathSearch::new(f, body);
@@ -138,7 +188,7 @@ fn check_body(f: &FnIr, pt: &PointsTo, body: BodyId, out: &mut Vec<LintFinding>)
                 Op::Alloc { root, .. } | Op::Load { root, .. } if *root == r => Step::Prune,
                 op if release.undone_by(op, pt) => Step::Prune,
                 Op::Release { value, .. } if pt.roots(*value).contains(&r) => Step::Prune,
-                op => match use_of(f, op) {
+                op => match use_of_root(f, &closures, op, r) {
                     Some((v, _))
                         if pt.roots(v) == [r]
                             && (!only_raw || raw.get(v.0 as usize).copied().unwrap_or(false)) =>
@@ -165,7 +215,7 @@ fn check_body(f: &FnIr, pt: &PointsTo, body: BodyId, out: &mut Vec<LintFinding>)
         else {
             continue;
         };
-        let Some((used, how)) = use_of(f, &stmt.op) else {
+        let Some((used, how)) = use_of_root(f, &closures, &stmt.op, r) else {
             continue;
         };
         reported.push((block, index));

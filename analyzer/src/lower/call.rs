@@ -581,6 +581,19 @@ impl Lowerer<'_, '_, '_> {
                 } else {
                     released_by
                 };
+                let raw = self
+                    .ctx
+                    .index
+                    .fn_item(idx)
+                    .is_some_and(|f| f.returns_raw_ptr);
+                if raw {
+                    // `fn checkout(..) -> *mut f32`: a pointer to the new block, read
+                    // and written through as pointers are.
+                    let v = self.alloc_value(name, 4, None, released_by, TyClass::RawPtr, span);
+                    let root = self.val(v).kind.root();
+                    self.val_mut(v).kind = ValueKind::RawPtr(root);
+                    return v;
+                }
                 self.alloc_value(name, 4, None, released_by, TyClass::Unknown, span)
             }
         }
