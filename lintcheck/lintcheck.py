@@ -106,7 +106,17 @@ CRATES = [
     # is checked too (corpus/memory/rulinalg-swap-rows-alias).
     ("rulinalg", "0.3.7"),
     ("rulinalg", "0.4.0"),
+    # corpus/memory/cudarc-cublaslt-descriptor-leak: the cuBLASLt wrappers are behind the
+    # `cublaslt` feature, so these two are checked with every feature on.
+    ("cudarc", "0.9.15"),
+    ("cudarc", "0.10.0"),
 ]
+
+# Crates checked with extra command-line arguments in crate mode.
+CRATE_ARGS = {
+    "cudarc-0.9.15": ["--all-features"],
+    "cudarc-0.10.0": ["--all-features"],
+}
 
 
 def download(name: str, version: str) -> Path:
@@ -187,8 +197,9 @@ def timed(command: list[str], runs: int, cwd: Path | None = None) -> tuple[subpr
 
 def run_crate(binary: Path, crate_dir: Path, runs: int) -> dict:
     internal: list[str] = []
+    extra = CRATE_ARGS.get(crate_dir.name, [])
     crate_run, seconds = timed([str(binary), "--manifest-path", str(crate_dir / "Cargo.toml"), "--workspace",
-                                "--message-format", "json"], runs)
+                                "--message-format", "json", *extra], runs)
     crate_messages, summary = parse_stream(crate_run.stdout, internal)
     files = sorted(str(p.relative_to(crate_dir)) for p in crate_dir.rglob("*.rs"))
     loose_run, _ = timed([str(binary), "--message-format", "json", *files], 1, cwd=crate_dir)

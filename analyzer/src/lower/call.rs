@@ -306,6 +306,39 @@ impl Lowerer<'_, '_, '_> {
         for (_, v) in &fields {
             self.mark_moved(*v);
         }
+        // An owner type with its own `Drop` (`Descriptor { raw, .. }`) takes the handles
+        // it is built from: releasing them is its `Drop`'s duty from here on.
+        let owner = s
+            .path
+            .segments
+            .last()
+            .map(|seg| seg.ident.to_string())
+            .and_then(|name| match name.as_str() {
+                "Self" => self.item.self_ty.clone(),
+                _ => Some(name),
+            })
+            .filter(|name| self.ctx.index.struct_named(name).is_some() && self.owns_memory(name));
+        if owner.is_some() {
+            for (_, v) in &fields {
+                let owed = self
+                    .val(*v)
+                    .kind
+                    .root()
+                    .and_then(|r| self.roots.get(r.0 as usize))
+                    .is_some_and(|r| {
+                        !matches!(r.released_by, ReleasedBy::Drop | ReleasedBy::NotOwned)
+                    });
+                if owed {
+                    self.emit(
+                        Op::Escape {
+                            value: *v,
+                            how: EscapeKind::Stored,
+                        },
+                        span,
+                    );
+                }
+            }
+        }
         if let Some(name) = s.path.segments.last().map(|seg| seg.ident.to_string()) {
             if let Some(out) = self.struct_memory(&name, &fields, span) {
                 return out;
@@ -677,11 +710,17 @@ pub(crate) fn path_class(path: &[String]) -> TyClass {
 }
 
 /// The place an out-parameter argument names: `&mut h`, `&mut h as *mut _`,
-/// `&mut self.handle`.
+/// `&mut self.handle`, `h.as_mut_ptr()` of a `MaybeUninit`.
 fn out_place(e: &syn::Expr) -> Option<&syn::Expr> {
     match e {
         syn::Expr::Paren(p) => out_place(&p.expr),
         syn::Expr::Cast(c) => out_place(&c.expr),
+        syn::Expr::MethodCall(m) if m.method == "as_mut_ptr" && m.args.is_empty() => {
+            match &*m.receiver {
+                place @ syn::Expr::Path(_) => Some(place),
+                _ => None,
+            }
+        }
         syn::Expr::Reference(r) if r.mutability.is_some() => match &*r.expr {
             place @ (syn::Expr::Path(_) | syn::Expr::Field(_)) => Some(place),
             _ => None,

@@ -78,7 +78,7 @@ impl Lowerer<'_, '_, '_> {
 
     /// Whether a value of the type named `ty` owns memory it releases when dropped: a
     /// crate type with `impl Drop`, or a library owner (`Arc`, `Vec`, `Box`).
-    fn owns_memory(&self, ty: &str) -> bool {
+    pub(crate) fn owns_memory(&self, ty: &str) -> bool {
         models::is_owning_type(ty)
             || self
                 .ctx

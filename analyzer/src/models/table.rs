@@ -228,6 +228,7 @@ pub const METHODS: &[(&str, Sem)] = &[
     ("unwrap", Sem::Transparent),
     ("expect", Sem::Transparent),
     ("unwrap_unchecked", Sem::Transparent),
+    ("assume_init", Sem::Transparent),
     ("into_iter", Sem::Transparent),
     ("copied", Sem::Transparent),
     ("cloned", Sem::Transparent),
