@@ -738,17 +738,8 @@ pub fn step_ok(pool: &Pool, n: usize) -> Result<f32, Error> {
 ";
     let models = "[[models]]\nmethod = \"grab\"\neffect = \"alloc\"\n\n[[models]]\nmethod = \"put_back\"\neffect = \"free\"\narg = 1\n";
     let dir = scratch("cli", &[("k.rs", kernel), ("tensor-lint.toml", models)]);
-    let output = bin()
-        .current_dir(&dir)
-        .args(["--message-format=short", "k.rs"])
-        .output()
-        .unwrap();
-    let lines: Vec<_> = stderr(&output)
-        .lines()
-        .filter(|l| l.contains("[tensor_lint::leak]"))
-        .map(String::from)
-        .collect();
-    assert_eq!(lines.len(), 1, "{}", stderr(&output));
+    let lines = leak_lines(&dir);
+    assert_eq!(lines.len(), 1, "{lines:?}");
     assert!(lines[0].starts_with("k.rs:2:"), "{lines:?}");
     // Without the models the calls are unknown code: escaped, never leaked.
     std::fs::remove_file(dir.join("tensor-lint.toml")).unwrap();
@@ -795,18 +786,26 @@ pub fn describe_ok(m: *const Meta) -> Result<usize, Error> {
 ";
     let models = "[[models]]\npath = \"bindings::meta_describe\"\neffect = \"alloc\"\narg = 1\n\n[[models]]\npath = \"bindings::string_free\"\neffect = \"free\"\narg = 0\n";
     let dir = scratch("cli", &[("k.rs", kernel), ("tensor-lint.toml", models)]);
+    // One leak: the early return after the read, in `describe`; the failed call's
+    // return made nothing, and `describe_ok` frees on every path that holds it.
+    let lines = leak_lines(&dir);
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(lines[0].starts_with("k.rs:3:"), "{lines:?}");
+    // Without the models the call is unknown code: nothing is owed.
+    std::fs::remove_file(dir.join("tensor-lint.toml")).unwrap();
+    assert!(leak_lines(&dir).is_empty());
+}
+
+/// The short-format `leak` lines of checking `k.rs` in `dir`.
+fn leak_lines(dir: &std::path::Path) -> Vec<String> {
     let output = bin()
-        .current_dir(&dir)
+        .current_dir(dir)
         .args(["--message-format=short", "k.rs"])
         .output()
         .unwrap();
-    let lines: Vec<_> = stderr(&output)
+    stderr(&output)
         .lines()
         .filter(|l| l.contains("[tensor_lint::leak]"))
         .map(String::from)
-        .collect();
-    // One leak: the early return after `c_len`, in `describe`; the failed call's
-    // return made nothing, and `describe_ok` frees on every path that holds it.
-    assert_eq!(lines.len(), 1, "{}", stderr(&output));
-    assert!(lines[0].starts_with("k.rs:3:"), "{lines:?}");
+        .collect()
 }

@@ -19,7 +19,9 @@ crate::declare_lint! {
     /// A `&mut` made from a raw pointer to several elements (`&mut *buf` of a
     /// `*mut [T]`, `slice::from_raw_parts_mut(p, len)`) claims all of them while it
     /// lives: two tasks holding such references to the same elements race even when each
-    /// then writes a different element.
+    /// then writes a different element. So does a crate method that hands out `&mut T`
+    /// from `&self` (`fn get(&self) -> &mut T`, a cell around a borrowed buffer): each
+    /// call claims everything the receiver holds.
     ///
     /// A race that happens for every input allowed by the kernel's `assume(...)` (with at
     /// least two iterations, for a parallel iteration) is an error; one that happens

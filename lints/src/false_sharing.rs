@@ -5,7 +5,11 @@ crate::declare_lint! {
     /// Reports parallel tasks that write, inside a loop, distinct bytes that lie on one
     /// cache line (`cache-line-bytes` in the configuration, 64 by default): per-thread
     /// counters or accumulators packed in a `Vec` or array, struct fields written by
-    /// different threads, small per-thread chunks rewritten in a loop.
+    /// different threads (also through the struct's own methods, and in a struct that
+    /// keeps its slots in a `Vec` field beside its counters), small per-thread chunks
+    /// rewritten in a loop. Elements that are pointers to objects of their own
+    /// (`&[Arc<Stats>]`, `Vec<Box<Stats>>`) are not neighbours: each object is a
+    /// separate allocation.
     ///
     /// Which writers count as different threads:
     /// - each task of `rayon::join`, each `spawn` on a `rayon::scope` or

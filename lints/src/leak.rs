@@ -42,6 +42,11 @@ crate::declare_lint! {
     /// on every exit by the compiler and are only reported once ownership is given up
     /// with `mem::forget`, `Box::leak`, `Box::into_raw` or `ManuallyDrop::new`; a bitwise
     /// copy (`mem::transmute_copy`, `ptr::read`) of a forgotten owner takes it over.
+    /// `mem::forget(self)` also gives up each field that owns memory of its own (a type
+    /// with `impl Drop`, an `Arc`, a `Vec`) and that the function did not take out
+    /// first; fields whose type borrows its storage (`Vec<'arena, T>`) are left to
+    /// their arena. A handle moved into a struct literal of a type with `impl Drop` is
+    /// that owner's to release.
     /// Memory returned inside a tuple, an array or a struct reaches the caller, and so
     /// does memory a method takes as `self` and gives back as `Self`.
     /// ```rust,ignore

@@ -4,8 +4,11 @@ crate::declare_lint! {
     /// ### What it does
     /// Reports a read, a write or a new view of memory after it was released on that
     /// path, through the released name or any alias of it (a copied raw pointer, a view
-    /// built with `from_shape_ptr`, a slice from `from_raw_parts`). The release is shown
-    /// beside it.
+    /// built with `from_shape_ptr`, a slice from `from_raw_parts`, a copy kept in a
+    /// struct field, a closure that captured it and is called later). The release is
+    /// shown beside it. Releases include a foreign handle's destroying partner
+    /// (`TF_DeleteGraph`) and a callee that takes an owner by value and returns a view
+    /// into it: the owner is dropped when the callee returns.
     ///
     /// ### Why is this bad
     /// Released memory belongs to the allocator or the pool again. Reading it returns
