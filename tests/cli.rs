@@ -809,3 +809,34 @@ fn leak_lines(dir: &std::path::Path) -> Vec<String> {
         .map(String::from)
         .collect()
 }
+
+#[test]
+fn the_demo_crate_gets_every_lint_and_no_internal_error() {
+    // The README's first command. Its witnesses are checked by substitution (an
+    // internal error in debug builds when one does not hold), so a wrong witness shows
+    // here as a failed analysis.
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let output = bin()
+        .arg("--manifest-path")
+        .arg(root.join("fixtures/demo/Cargo.toml"))
+        .args(["--message-format=short"])
+        .output()
+        .unwrap();
+    let text = stderr(&output);
+    assert!(!text.contains("the analyzer failed"), "{text}");
+    for lint in [
+        "alias_race",
+        "false_sharing",
+        "leak",
+        "double_free",
+        "use_after_free",
+        "unsafe_inplace",
+        "missed_inplace",
+        "alloc_in_loop",
+    ] {
+        assert!(
+            text.contains(&format!("[tensor_lint::{lint}]")),
+            "no `{lint}` finding in the demo:\n{text}"
+        );
+    }
+}

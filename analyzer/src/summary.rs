@@ -157,7 +157,8 @@ impl FnSummary {
                 if let Some(i) = param_of(k) {
                     s.returns = ReturnSummary::ViewOf(i);
                     s.returns_whole = derived_whole(ir, *v);
-                    s.returns_offset = pointer_offset(ir, *v);
+                    // A zero offset is the argument itself: `returns_whole` says that.
+                    s.returns_offset = pointer_offset(ir, *v).filter(|o| o.as_const() != Some(0));
                     break;
                 }
                 if let Some(root) = k.root().and_then(|r| ir.roots.get(r.0 as usize)) {

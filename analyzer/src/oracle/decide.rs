@@ -914,6 +914,16 @@ fn share_line_unrecorded(a: &View, b: &View, line_bytes: u32, asm: &Assumptions)
 // ---------------------------------------------------------------------------------------
 // parallel iterations
 
+/// `symbols` without the two iterations' own entries, which the witness gives itself
+/// (a value the assignment happened to hold for them would be listed twice).
+fn without_iterations(symbols: Vec<(String, i64)>, iter: &str) -> Vec<(String, i64)> {
+    let other = other_iter(iter);
+    symbols
+        .into_iter()
+        .filter(|(s, _)| s != iter && *s != other)
+        .collect()
+}
+
 /// The second iteration's name in witnesses.
 fn other_iter(iter: &str) -> String {
     format!("{iter}'")
@@ -927,7 +937,7 @@ fn iteration_witness(v: &View, iter: &str, values: &BTreeMap<String, i128>) -> W
     let j = values.get("%j").copied().unwrap_or(0);
     let mut env = values.clone();
     env.insert(iter.to_string(), i);
-    let mut symbols = symbol_pairs(values);
+    let mut symbols = without_iterations(symbol_pairs(values), iter);
     symbols.push((iter.to_string(), to_i64(i)));
     symbols.push((other_iter(iter), to_i64(j)));
     Witness {
@@ -1203,7 +1213,7 @@ fn neighbours_share_line(
                 let enough = Fact::Cmp(count, Cmp::Ge, Expr::int(2));
                 let values = assignment(asm, &syms, &[enough])?;
                 let i = first;
-                let mut symbols = symbol_pairs(&values);
+                let mut symbols = without_iterations(symbol_pairs(&values), iter);
                 symbols.push((iter.to_string(), i));
                 symbols.push((other_iter(iter), i.checked_add(1)?));
                 return Some(Answer::found(
