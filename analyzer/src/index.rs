@@ -180,6 +180,20 @@ pub struct StructItem {
     pub span: Span,
 }
 
+impl StructItem {
+    /// Each field with its byte offset and size, in declaration order (the layout the
+    /// size estimate assumes), up to the first field of unknown size.
+    pub fn field_places(&self) -> impl Iterator<Item = (&FieldInfo, i64, i64)> {
+        let mut offset = Some(0i64);
+        self.fields.iter().map_while(move |f| {
+            let at = offset?;
+            let bytes = i64::try_from(f.bytes?).ok()?;
+            offset = at.checked_add(bytes);
+            Some((f, at, bytes))
+        })
+    }
+}
+
 /// A module and where its items live.
 #[derive(Clone, Debug)]
 pub struct ModuleItem {
@@ -394,11 +408,10 @@ impl FileItems {
             syn::ReturnType::Type(_, ret) => owned_type_name(ret, self_ty.as_deref()),
             syn::ReturnType::Default => None,
         };
-        let mut_from_shared = returns_mut_ref(sig)
-            && sig.inputs.len() == 1
-            && sig
-                .receiver()
-                .is_some_and(|r| r.reference.is_some() && r.mutability.is_none());
+        let shared_receiver = sig
+            .receiver()
+            .is_some_and(|r| r.reference.is_some() && r.mutability.is_none());
+        let mut_from_shared = returns_mut_ref(sig) && sig.inputs.len() == 1 && shared_receiver;
         let holds_borrow = match &returns_owned {
             Some(ret) if self_ty.as_deref() == Some(ret.as_str()) => {
                 let muts: Vec<usize> = sig
@@ -430,9 +443,7 @@ impl FileItems {
             trait_name,
             params: names,
             has_receiver: sig.receiver().is_some(),
-            shared_receiver: sig
-                .receiver()
-                .is_some_and(|r| r.reference.is_some() && r.mutability.is_none()),
+            shared_receiver,
             hands_back,
             returns_owned,
             file,
@@ -943,9 +954,6 @@ fn malformed(file: FileId, span: Span, name: &str, e: &syn::Error, label: &str) 
     }
 }
 
-/// The parameter (the receiver first) that `sig` takes by value and whose type it
-/// returns: a builder-style method (`fn filled(mut self, x: T) -> Self`) gives back the
-/// owner it was handed.
 /// Whether a path type has a lifetime among its generic arguments.
 fn has_lifetime_arg(ty: &syn::Type) -> bool {
     let syn::Type::Path(p) = ty else {
@@ -966,6 +974,9 @@ fn returns_mut_ref(sig: &syn::Signature) -> bool {
         if matches!(&**ty, syn::Type::Reference(r) if r.mutability.is_some()))
 }
 
+/// The parameter (the receiver first) that `sig` takes by value and whose type it
+/// returns: a builder-style method (`fn filled(mut self, x: T) -> Self`) gives back the
+/// owner it was handed.
 pub(crate) fn param_handed_back(sig: &syn::Signature, self_ty: Option<&str>) -> Option<usize> {
     let syn::ReturnType::Type(_, ret) = &sig.output else {
         return None;

@@ -9,7 +9,8 @@
 
 use std::collections::BTreeSet;
 
-use crate::dataflow::PointsTo;
+use crate::dataflow::derivations::derivations;
+use crate::dataflow::{Derivations, PointsTo};
 use crate::ir::{
     Annotations, FnIr, Op, ReleaseKind, ReleasedBy, RootOrigin, Terminator, ValueId, ValueKind,
     ViewOp,
@@ -147,6 +148,8 @@ impl FnSummary {
         // Memory a function frees is gone, not kept: freeing is the stronger effect.
         let frees = s.frees.clone();
         s.escapes.retain(|i| !frees.contains(i));
+        // How each value was derived, once a returned view needs it.
+        let mut derived: Option<Derivations> = None;
         if s.returns == ReturnSummary::Nothing {
             let main = ir.bodies.first();
             for block in main.into_iter().flat_map(|b| &b.blocks) {
@@ -156,7 +159,8 @@ impl FnSummary {
                 let Some(k) = kind(*v) else { continue };
                 if let Some(i) = param_of(k) {
                     s.returns = ReturnSummary::ViewOf(i);
-                    s.returns_whole = derived_whole(ir, *v);
+                    derived = Some(derivations(ir));
+                    s.returns_whole = derived.as_ref().is_some_and(|d| derived_whole(ir, d, *v));
                     // A zero offset is the argument itself: `returns_whole` says that.
                     s.returns_offset = pointer_offset(ir, *v).filter(|o| o.as_const() != Some(0));
                     break;
@@ -181,7 +185,8 @@ impl FnSummary {
             }
         }
         if let ReturnSummary::ViewOf(i) = s.returns {
-            if dies_under_returned_view(ir, &points_to, i, &s) {
+            let derived = derived.unwrap_or_else(|| derivations(ir));
+            if dies_under_returned_view(ir, &points_to, &derived, i, &s) {
                 s.frees.insert(i);
             }
         }
@@ -194,7 +199,13 @@ impl FnSummary {
 /// (`slice::from_raw_parts(data.as_ptr(), ..)` of a `Cow` or `Vec` parameter): the
 /// owner is dropped when the function returns, under the view. (A view made without raw
 /// pointers would not compile.)
-fn dies_under_returned_view(ir: &FnIr, points_to: &PointsTo, i: usize, s: &FnSummary) -> bool {
+fn dies_under_returned_view(
+    ir: &FnIr,
+    points_to: &PointsTo,
+    derived: &Derivations,
+    i: usize,
+    s: &FnSummary,
+) -> bool {
     if s.escapes.contains(&i) || s.frees.contains(&i) {
         return false;
     }
@@ -237,21 +248,13 @@ fn dies_under_returned_view(ir: &FnIr, points_to: &PointsTo, i: usize, s: &FnSum
     !returned.is_empty()
         && returned
             .iter()
-            .all(|&v| points_to.roots(v) == [*root] && through_raw_pointer(ir, v))
+            .all(|&v| points_to.roots(v) == [*root] && through_raw_pointer(ir, derived, v))
 }
 
 /// Whether `v` was derived, by views and assignments, from a raw pointer.
-fn through_raw_pointer(ir: &FnIr, v: ValueId) -> bool {
-    let mut def: std::collections::HashMap<ValueId, ValueId> = std::collections::HashMap::new();
-    for (_, _, stmt) in ir.stmts() {
-        match &stmt.op {
-            Op::Assign { dst, src } | Op::View { dst, src, .. } => {
-                def.insert(*dst, *src);
-            }
-            _ => {}
-        }
-    }
+fn through_raw_pointer(ir: &FnIr, derived: &Derivations, v: ValueId) -> bool {
     let mut cur = v;
+    // A chain longer than the value table would be a cycle; stop there.
     for _ in 0..=ir.values.len() {
         if matches!(
             ir.values.get(cur.0 as usize).map(|v| &v.kind),
@@ -259,8 +262,8 @@ fn through_raw_pointer(ir: &FnIr, v: ValueId) -> bool {
         ) {
             return true;
         }
-        match def.get(&cur) {
-            Some(src) => cur = *src,
+        match derived.get(&cur) {
+            Some((src, _)) => cur = *src,
             None => return false,
         }
     }
@@ -294,26 +297,13 @@ fn pointer_offset(ir: &FnIr, v: ValueId) -> Option<crate::oracle::Expr> {
 
 /// Whether `v` is a parameter's memory (or a field of it) reached only through
 /// geometry-preserving steps (`Assign`, whole views).
-fn derived_whole(ir: &FnIr, v: ValueId) -> bool {
-    let mut def: std::collections::HashMap<ValueId, (ValueId, bool)> =
-        std::collections::HashMap::new();
-    for (_, _, stmt) in ir.stmts() {
-        match &stmt.op {
-            Op::Assign { dst, src } => {
-                def.insert(*dst, (*src, true));
-            }
-            Op::View { dst, src, how } => {
-                def.insert(*dst, (*src, *how == ViewOp::Whole));
-            }
-            _ => {}
-        }
-    }
+fn derived_whole(ir: &FnIr, derived: &Derivations, v: ValueId) -> bool {
     let mut cur = v;
     // A chain longer than the value table would be a cycle; stop there.
     for _ in 0..=ir.values.len() {
-        match def.get(&cur) {
-            Some((_, false)) => return false,
-            Some((src, true)) => cur = *src,
+        match derived.get(&cur) {
+            Some((_, Some(how))) if *how != ViewOp::Whole => return false,
+            Some((src, _)) => cur = *src,
             None => return true,
         }
     }

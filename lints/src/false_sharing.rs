@@ -286,13 +286,15 @@ fn struct_field_type(
             .filter(|v| v.root == a.root)
             .and_then(|v| v.offset.as_const());
         if let Some(offset) = offset.filter(|_| cur == a.value && item.fields.len() > 1) {
-            let mut at = 0i64;
-            for fi in &item.fields {
-                let bytes = i64::try_from(fi.bytes?).ok()?;
-                if (at..at + bytes).contains(&offset) {
-                    return Some(fi.ty_name.clone());
-                }
-                at += bytes;
+            let places: Vec<_> = item.field_places().collect();
+            match places
+                .iter()
+                .find(|&&(_, at, bytes)| (at..at + bytes).contains(&offset))
+            {
+                Some((fi, _, _)) => return Some(fi.ty_name.clone()),
+                // A field of unknown size before it: its place is not known.
+                None if places.len() < item.fields.len() => return None,
+                None => {}
             }
         }
         cur = derived.get(&cur)?.0;

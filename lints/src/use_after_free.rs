@@ -124,8 +124,9 @@ fn raw_derived(f: &FnIr) -> Vec<bool> {
     raw
 }
 
-/// Per body, the captured values through which it (or a closure nested in it) reads or
-/// writes memory: calling the closure uses that memory.
+/// Per closure body, the captured values through which its own statements read or
+/// write memory: calling the closure uses that memory. (A closure nested in it is seen
+/// where that one is called.)
 fn closure_uses(f: &FnIr, pt: &PointsTo) -> Vec<Vec<(RootId, ValueId)>> {
     let mut sets: Vec<Vec<(RootId, ValueId)>> = vec![Vec::new(); f.bodies.len()];
     for (b, body) in f.bodies.iter().enumerate() {

@@ -204,6 +204,14 @@ pub enum ReleasedBy {
     NotOwned,
 }
 
+impl ReleasedBy {
+    /// Whether releasing is owed by code: not automatic at a scope's end, and not
+    /// someone else's memory.
+    pub fn is_owed(&self) -> bool {
+        !matches!(self, ReleasedBy::Drop | ReleasedBy::NotOwned)
+    }
+}
+
 /// How a value stops being released by this function.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum EscapeKind {

@@ -195,7 +195,7 @@ impl Lowerer<'_, '_, '_> {
             Some(Foreign::Create { out, release }) => {
                 let release = ReleasedBy::Function(release);
                 return match out {
-                    None => self.handle(name, release, span),
+                    None => self.new_pointer(name, 1, release, span),
                     Some(out) => self.made_through(name, release, out, exprs, span),
                 };
             }
@@ -208,27 +208,25 @@ impl Lowerer<'_, '_, '_> {
             .iter()
             .copied()
             .filter(|a| {
-                let root = self.val(a.value).kind.root();
-                !root
-                    .and_then(|r| self.roots.get(r.0 as usize))
-                    .is_some_and(|r| match &r.released_by {
-                        ReleasedBy::Function(release) => matches!(
-                            self.ctx.index.foreign.get(release),
-                            Some(Foreign::Release { .. })
-                        ),
-                        _ => false,
-                    })
+                !self.root_of(a.value).is_some_and(|r| match &r.released_by {
+                    ReleasedBy::Function(release) => matches!(
+                        self.ctx.index.foreign.get(release),
+                        Some(Foreign::Release { .. })
+                    ),
+                    _ => false,
+                })
             })
             .collect();
         self.unknown_call(name.to_string(), &kept, span)
     }
 
-    /// A new handle (a raw pointer) owed to `release`.
-    fn handle(&mut self, name: &str, release: ReleasedBy, span: Span) -> ValueId {
-        let handle = self.alloc_value(name.to_string(), 1, None, release, TyClass::RawPtr, span);
-        let root = self.val(handle).kind.root();
-        self.val_mut(handle).kind = ValueKind::RawPtr(root);
-        handle
+    /// A pointer to a new block of `elem`-byte elements, owed to `release` (a foreign
+    /// handle, an `#[alloc]` function's `*mut T`).
+    fn new_pointer(&mut self, name: &str, elem: u32, release: ReleasedBy, span: Span) -> ValueId {
+        let p = self.alloc_value(name.to_string(), elem, None, release, TyClass::RawPtr, span);
+        let root = self.val(p).kind.root();
+        self.val_mut(p).kind = ValueKind::RawPtr(root);
+        p
     }
 
     /// `create(&mut h, ..)`: a new handle stored in `h` through argument `out`, when the
@@ -241,7 +239,7 @@ impl Lowerer<'_, '_, '_> {
         exprs: &syn::punctuated::Punctuated<syn::Expr, syn::Token![,]>,
         span: Span,
     ) -> ValueId {
-        let handle = self.handle(name, release, span);
+        let handle = self.new_pointer(name, 1, release, span);
         if let Some(r) = self.val(handle).kind.root().and_then(|r| self.root_mut(r)) {
             r.held_from_use = true;
         }
@@ -263,10 +261,7 @@ impl Lowerer<'_, '_, '_> {
     /// `&[Arc<Local>]`): a callee given it writes that object, elsewhere, not the
     /// element.
     fn writes_elsewhere(&self, v: ValueId) -> bool {
-        self.val(v)
-            .kind
-            .root()
-            .and_then(|r| self.roots.get(r.0 as usize))
+        self.root_of(v)
             .and_then(|r| r.elem_type.as_deref())
             .is_some_and(models::is_object_pointer)
     }
@@ -320,14 +315,7 @@ impl Lowerer<'_, '_, '_> {
             .filter(|name| self.ctx.index.struct_named(name).is_some() && self.owns_memory(name));
         if owner.is_some() {
             for (_, v) in &fields {
-                let owed = self
-                    .val(*v)
-                    .kind
-                    .root()
-                    .and_then(|r| self.roots.get(r.0 as usize))
-                    .is_some_and(|r| {
-                        !matches!(r.released_by, ReleasedBy::Drop | ReleasedBy::NotOwned)
-                    });
+                let owed = self.root_of(*v).is_some_and(|r| r.released_by.is_owed());
                 if owed {
                     self.emit(
                         Op::Escape {
@@ -411,12 +399,12 @@ impl Lowerer<'_, '_, '_> {
         for a in args.iter().filter(|a| !a.by_ref) {
             let v = self.val(a.value);
             let owned = matches!(v.kind, ValueKind::Root(_) | ValueKind::RawPtr(Some(_)));
-            let root = v.kind.root().and_then(|r| self.roots.get(r.0 as usize));
+            let root = self.root_of(a.value);
             // Memory with a release owed, or a raw pointer the caller handed in: code
             // this function cannot see (an `extern` function behind a crate's wrapper)
             // may keep either, and the wrapper's summary says so to its callers.
             let obligation = root.is_some_and(|r| {
-                !matches!(r.released_by, ReleasedBy::Drop | ReleasedBy::NotOwned)
+                r.released_by.is_owed()
                     || matches!(v.kind, ValueKind::RawPtr(_))
                         && matches!(r.origin, RootOrigin::Param(_))
             });
@@ -622,10 +610,7 @@ impl Lowerer<'_, '_, '_> {
                 if raw {
                     // `fn checkout(..) -> *mut f32`: a pointer to the new block, read
                     // and written through as pointers are.
-                    let v = self.alloc_value(name, 4, None, released_by, TyClass::RawPtr, span);
-                    let root = self.val(v).kind.root();
-                    self.val_mut(v).kind = ValueKind::RawPtr(root);
-                    return v;
+                    return self.new_pointer(&name, 4, released_by, span);
                 }
                 self.alloc_value(name, 4, None, released_by, TyClass::Unknown, span)
             }
@@ -633,7 +618,8 @@ impl Lowerer<'_, '_, '_> {
     }
 
     /// A callee's offset over its integer parameters, in the caller's terms: each
-    /// parameter name replaced by the integer its argument holds.
+    /// parameter name replaced by the integer its argument holds; `None` when an
+    /// argument's integer is not known.
     fn callee_offset(
         &self,
         idx: usize,
@@ -641,19 +627,16 @@ impl Lowerer<'_, '_, '_> {
         args: &[Arg],
     ) -> Option<crate::oracle::Expr> {
         let params = &self.ctx.index.fn_item(idx)?.params;
-        let mut unknown = false;
-        let out = offset.map_symbols(&|s| {
-            let i = params.iter().position(|p| p == s)?;
-            args.get(i).and_then(|a| self.val(a.value).int.clone())
-        });
-        for s in offset.symbols() {
-            let i = params.iter().position(|p| *p == s);
-            let known = i
-                .and_then(|i| args.get(i))
-                .is_some_and(|a| self.val(a.value).int.is_some());
-            unknown |= !known;
-        }
-        (!unknown).then_some(out)
+        let values: std::collections::HashMap<String, crate::oracle::Expr> = offset
+            .symbols()
+            .into_iter()
+            .map(|s| {
+                let i = params.iter().position(|p| *p == s)?;
+                let int = self.val(args.get(i)?.value).int.clone()?;
+                Some((s, int))
+            })
+            .collect::<Option<_>>()?;
+        Some(offset.map_symbols(&|s| values.get(s).cloned()))
     }
 
     /// Whether crate-local function `idx` returns, unannotated, a value of a type the
@@ -670,12 +653,7 @@ impl Lowerer<'_, '_, '_> {
         let Some(ty) = item.returns_owned.clone() else {
             return false;
         };
-        self.ctx
-            .index
-            .methods_named(Some(&ty), "drop")
-            .into_iter()
-            .filter_map(|m| self.ctx.index.fn_item(m))
-            .any(|m| m.trait_name.as_deref() == Some("Drop") && m.self_ty.as_deref() == Some(&ty))
+        self.has_drop_impl(&ty)
     }
 }
 

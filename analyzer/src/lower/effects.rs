@@ -79,16 +79,17 @@ impl Lowerer<'_, '_, '_> {
     /// Whether a value of the type named `ty` owns memory it releases when dropped: a
     /// crate type with `impl Drop`, or a library owner (`Arc`, `Vec`, `Box`).
     pub(crate) fn owns_memory(&self, ty: &str) -> bool {
-        models::is_owning_type(ty)
-            || self
-                .ctx
-                .index
-                .methods_named(Some(ty), "drop")
-                .into_iter()
-                .filter_map(|m| self.ctx.index.fn_item(m))
-                .any(|m| {
-                    m.trait_name.as_deref() == Some("Drop") && m.self_ty.as_deref() == Some(ty)
-                })
+        models::is_owning_type(ty) || self.has_drop_impl(ty)
+    }
+
+    /// Whether the crate implements `Drop` for its type named `ty`.
+    pub(crate) fn has_drop_impl(&self, ty: &str) -> bool {
+        self.ctx
+            .index
+            .methods_named(Some(ty), "drop")
+            .into_iter()
+            .filter_map(|m| self.ctx.index.fn_item(m))
+            .any(|m| m.trait_name.as_deref() == Some("Drop") && m.self_ty.as_deref() == Some(ty))
     }
 
     /// A value owning new memory of `root`, with an `Alloc` op.

@@ -322,6 +322,11 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
         id
     }
 
+    /// The root `v`'s memory is in, when it has one.
+    pub(crate) fn root_of(&self, v: ValueId) -> Option<&Root> {
+        self.roots.get(self.val(v).kind.root()?.0 as usize)
+    }
+
     pub(crate) fn root_mut(&mut self, r: RootId) -> Option<&mut Root> {
         self.roots.get_mut(r.0 as usize)
     }

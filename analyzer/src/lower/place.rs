@@ -407,12 +407,7 @@ impl Lowerer<'_, '_, '_> {
     ) -> Option<ValueId> {
         // A nested literal of a placed struct (`tx: Tx { .. }`) is bytes of this object.
         let nested_object = |l: &Self, v: ValueId| {
-            l.val(v).ty == TyClass::LocalStruct
-                && l.val(v)
-                    .kind
-                    .root()
-                    .and_then(|r| l.roots.get(r.0 as usize))
-                    .is_some_and(|r| r.origin == RootOrigin::Static && r.elem_type.is_some())
+            l.is_struct_memory(v) && l.root_of(v).is_some_and(|r| r.origin == RootOrigin::Static)
         };
         if fields
             .iter()
@@ -573,15 +568,9 @@ impl Lowerer<'_, '_, '_> {
             return None;
         }
         let item = self.ctx.index.struct_named(root.elem_type.as_deref()?)?;
-        let mut offset = 0u64;
-        for f in &item.fields {
-            let bytes = f.bytes?;
-            if f.name == member {
-                return Some((i64::try_from(offset).ok()?, i64::try_from(bytes).ok()?));
-            }
-            offset = offset.checked_add(bytes)?;
-        }
-        None
+        item.field_places()
+            .find(|(f, _, _)| f.name == member)
+            .map(|(_, offset, bytes)| (offset, bytes))
     }
 
     /// The declaration of field `member` of the crate struct whose objects `base`'s
@@ -610,9 +599,8 @@ impl Lowerer<'_, '_, '_> {
     pub(crate) fn is_struct_memory(&self, base: ValueId) -> bool {
         let v = self.val(base);
         v.ty == TyClass::LocalStruct
-            && v.kind
-                .root()
-                .and_then(|r| self.roots.get(r.0 as usize))
+            && self
+                .root_of(base)
                 .is_some_and(|r| r.elem_bytes == 1 && r.elem_type.is_some())
     }
 
