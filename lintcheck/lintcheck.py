@@ -110,6 +110,14 @@ CRATES = [
     # `cublaslt` feature, so these two are checked with every feature on.
     ("cudarc", "0.9.15"),
     ("cudarc", "0.10.0"),
+    # corpus/memory/arrow2-ffi-clone-double-release and pyo3-from-py-double-decref.
+    ("arrow2", "0.9.1"),
+    ("arrow2", "0.9.2"),
+    ("pyo3", "0.12.3"),
+    ("pyo3", "0.12.4"),
+    # corpus/memory/numpy-npy-dims-temporary-uaf.
+    ("numpy", "0.17.0"),
+    ("numpy", "0.17.1"),
 ]
 
 # Crates checked with extra command-line arguments in crate mode.

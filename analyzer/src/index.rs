@@ -37,6 +37,8 @@ pub struct FnItem {
     pub has_receiver: bool,
     /// The receiver is `&self`: the method cannot change the value it is called on.
     pub shared_receiver: bool,
+    /// The receiver is `&self` or `&mut self`: the method borrows the value.
+    pub ref_receiver: bool,
     /// The parameter a by-value method hands back as its result (`fn filled(self) ->
     /// Self`), see `lower::expr`.
     pub hands_back: Option<usize>,
@@ -50,9 +52,99 @@ pub struct FnItem {
     /// `fn new(target: &'a mut T) -> Self`: the value made holds the one `&mut`
     /// argument it is given (its index).
     pub holds_borrow: Option<usize>,
+    /// For `Drop::drop`: what of `self` it hands to unsafe calls.
+    pub drop_release: Option<SelfRelease>,
     pub file: FileId,
     pub annotations: Annotations,
     pub span: Span,
+}
+
+/// What a `Drop::drop` hands to the calls of its `unsafe` blocks (`dealloc(self.ptr,
+/// ..)`, `release(self)`): the memory its value releases when dropped.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SelfRelease {
+    /// Fields of `self` passed (or reached through) as an argument or receiver.
+    pub fields: Vec<String>,
+    /// `self` itself is passed.
+    pub whole: bool,
+}
+
+impl SelfRelease {
+    fn of(block: &syn::Block) -> SelfRelease {
+        let mut v = SelfReleaseVisitor {
+            unsafe_depth: 0,
+            found: SelfRelease::default(),
+        };
+        syn::visit::Visit::visit_block(&mut v, block);
+        v.found
+    }
+}
+
+struct SelfReleaseVisitor {
+    unsafe_depth: u32,
+    found: SelfRelease,
+}
+
+impl SelfReleaseVisitor {
+    fn note(&mut self, e: &syn::Expr) {
+        if self.unsafe_depth == 0 {
+            return;
+        }
+        match self_part(e) {
+            Some(None) => self.found.whole = true,
+            Some(Some(f)) if !self.found.fields.contains(&f) => self.found.fields.push(f),
+            _ => {}
+        }
+    }
+}
+
+/// `Some(None)` for `self` (also `&mut *self`, `self as *mut _`), `Some(Some(f))` for a
+/// value reached from field `f` of `self` (`self.f`, `self.f.as_ptr()`, `self.f as *mut u8`).
+fn self_part(e: &syn::Expr) -> Option<Option<String>> {
+    match e {
+        syn::Expr::Path(p) if p.path.is_ident("self") => Some(None),
+        syn::Expr::Field(f) => match self_part(&f.base)? {
+            None => Some(Some(match &f.member {
+                syn::Member::Named(n) => n.to_string(),
+                syn::Member::Unnamed(i) => i.index.to_string(),
+            })),
+            inner => Some(inner),
+        },
+        syn::Expr::MethodCall(m) if m.args.is_empty() => match self_part(&m.receiver)? {
+            // `self.clone()`, `self.len()` are not `self`'s memory.
+            None => None,
+            inner => Some(inner),
+        },
+        syn::Expr::Cast(c) => self_part(&c.expr),
+        syn::Expr::Paren(p) => self_part(&p.expr),
+        syn::Expr::Reference(r) => self_part(&r.expr),
+        syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => self_part(&u.expr),
+        _ => None,
+    }
+}
+
+impl<'ast> syn::visit::Visit<'ast> for SelfReleaseVisitor {
+    fn visit_expr_unsafe(&mut self, u: &'ast syn::ExprUnsafe) {
+        self.unsafe_depth += 1;
+        syn::visit::visit_expr_unsafe(self, u);
+        self.unsafe_depth -= 1;
+    }
+
+    fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+        for a in &c.args {
+            self.note(a);
+        }
+        syn::visit::visit_expr_call(self, c);
+    }
+
+    fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+        for a in m.args.iter().chain(std::iter::once(&*m.receiver)) {
+            self.note(a);
+        }
+        syn::visit::visit_expr_method_call(self, m);
+    }
+
+    fn visit_item(&mut self, _: &'ast syn::Item) {}
 }
 
 /// The syntax of one function, kept by the thread that owns its file's tree.
@@ -174,6 +266,12 @@ pub struct StructItem {
     pub fields: Vec<FieldInfo>,
     /// `N` of `#[repr(align(N))]`.
     pub repr_align: Option<u64>,
+    /// Where `#[derive(Clone)]` names `Clone`: a clone copies every field, raw pointers
+    /// included.
+    pub derives_clone: Option<Span>,
+    /// Its `Drop` releases what a raw pointer field points to
+    /// ([`ItemIndex::raw_owner`]), set once the whole crate is indexed.
+    pub raw_owner: bool,
     /// Estimated size in bytes: the fields' sizes added, rounded up to the alignment.
     /// Field reordering by `repr(Rust)` changes only padding, which this ignores.
     pub size: Option<u64>,
@@ -432,8 +530,11 @@ impl FileItems {
             _ => None,
         };
         let returns_raw_ptr = matches!(&sig.output, syn::ReturnType::Type(_, ty) if matches!(&**ty, syn::Type::Ptr(_)));
+        let drop_release = (trait_name.as_deref() == Some("Drop") && sig.ident == "drop")
+            .then(|| SelfRelease::of(block));
         asts.push(FnAst { sig, block });
         self.fns.push(FnItem {
+            drop_release,
             returns_raw_ptr,
             mut_from_shared,
             holds_borrow,
@@ -444,6 +545,7 @@ impl FileItems {
             params: names,
             has_receiver: sig.receiver().is_some(),
             shared_receiver,
+            ref_receiver: sig.receiver().is_some_and(|r| r.reference.is_some()),
             hands_back,
             returns_owned,
             file,
@@ -479,6 +581,8 @@ impl FileItems {
             module: module.to_vec(),
             fields,
             repr_align: repr_align(&s.attrs),
+            derives_clone: derives(&s.attrs, "Clone", file),
+            raw_owner: false,
             size: None,
             span: Span::from_proc_macro(file, s.ident.span()),
         });
@@ -572,6 +676,14 @@ impl ItemIndex {
                 index.by_method.entry(f.name.clone()).or_default().push(i);
             }
         }
+        let owners: Vec<bool> = index
+            .structs
+            .iter()
+            .map(|s| index.releases_raw_field(s))
+            .collect();
+        for (s, owner) in index.structs.iter_mut().zip(owners) {
+            s.raw_owner = owner;
+        }
         index
     }
 
@@ -652,6 +764,31 @@ impl ItemIndex {
 
     pub fn struct_named(&self, name: &str) -> Option<&StructItem> {
         self.structs.iter().find(|s| s.name == name)
+    }
+
+    /// Whether `ty` is a crate struct that owns memory through a raw pointer field:
+    /// its `Drop` hands that field, or the whole value, to an unsafe call. Two values
+    /// holding the same pointer both release it.
+    pub fn raw_owner(&self, ty: &str) -> bool {
+        self.struct_named(ty).is_some_and(|s| s.raw_owner)
+    }
+
+    fn releases_raw_field(&self, s: &StructItem) -> bool {
+        let ty = s.name.as_str();
+        let raw: Vec<&str> = s
+            .fields
+            .iter()
+            .filter(|f| f.ty == TyClass::RawPtr)
+            .map(|f| f.name.as_str())
+            .collect();
+        !raw.is_empty()
+            && self
+                .methods_named(Some(ty), "drop")
+                .into_iter()
+                .filter_map(|m| self.fn_item(m))
+                .filter(|m| m.self_ty.as_deref() == Some(ty))
+                .filter_map(|m| m.drop_release.as_ref())
+                .any(|d| d.whole || d.fields.iter().any(|f| raw.contains(&f.as_str())))
     }
 
     /// Expands the first segment of `path` through the `use` declarations of `module`
@@ -771,6 +908,20 @@ fn pat_name(pat: &syn::Pat) -> Option<String> {
         syn::Pat::Reference(r) => pat_name(&r.pat),
         _ => None,
     }
+}
+
+/// Where `#[derive(..)]` lists `name`.
+fn derives(attrs: &[syn::Attribute], name: &str, file: FileId) -> Option<Span> {
+    let mut found = None;
+    for attr in attrs.iter().filter(|a| a.path().is_ident("derive")) {
+        let _ = attr.parse_nested_meta(|meta| {
+            if let Some(seg) = meta.path.segments.last().filter(|s| s.ident == name) {
+                found = found.or(Some(Span::from_proc_macro(file, seg.ident.span())));
+            }
+            Ok(())
+        });
+    }
+    found
 }
 
 fn repr_align(attrs: &[syn::Attribute]) -> Option<u64> {

@@ -77,22 +77,22 @@ impl FnSummary {
     pub fn of(ir: &FnIr) -> FnSummary {
         let mut s = FnSummary::from_annotations(&ir.annotations);
         let points_to = PointsTo::compute(ir);
+        // A raw owner passed by value (a root of its parameter that is dropped here) is
+        // the callee's own: what it does with it is no effect on the caller's memory.
+        let param_root = |r: &crate::ir::Root| match r.origin {
+            RootOrigin::Param(i) if r.released_by != ReleasedBy::Drop => Some(i),
+            _ => None,
+        };
         let params_of = |v: ValueId| -> Vec<usize> {
             points_to
                 .roots(v)
                 .iter()
-                .filter_map(|r| match ir.roots.get(r.0 as usize)?.origin {
-                    RootOrigin::Param(i) => Some(i),
-                    _ => None,
-                })
+                .filter_map(|r| param_root(ir.roots.get(r.0 as usize)?))
                 .collect()
         };
         let param_of = |kind: &ValueKind| -> Option<usize> {
             let root = kind.root()?;
-            match ir.roots.get(root.0 as usize)?.origin {
-                RootOrigin::Param(i) => Some(i),
-                _ => None,
-            }
+            param_root(ir.roots.get(root.0 as usize)?)
         };
         let kind = |v: ValueId| ir.values.get(v.0 as usize).map(|v| &v.kind);
         for (_, _, stmt) in ir.stmts() {

@@ -24,7 +24,15 @@ crate::declare_lint! {
     /// Both releases must reach the same allocation on every path (a `let mut p`
     /// reassigned from two allocations is not reported), and a path that re-allocates
     /// in between (a loop that allocates and releases once per iteration) is not a
-    /// second release. Dropping the box that `Box::from_raw` rebuilt is its one release.
+    /// second release. Dropping the box that `Box::from_raw` rebuilt is its one release;
+    /// pointers read out of a block (`Box::from_raw(*child)`) are other blocks.
+    ///
+    /// Two owners of one pointer are reported too, for a type whose `Drop` hands a raw
+    /// pointer field (or `self`) to an unsafe call: `#[derive(Clone)]` on that type, and
+    /// a new value of it built from a pointer copied out of another (`let Owned(p, _) =
+    /// other; Owned(p, ..)`), which leaves `other` whole and dropped. Forgetting the old
+    /// owner first, or handing the pointer to a call (which may take a reference for
+    /// the new owner), is not reported.
     ///
     /// Use instead: release once on each path.
     /// ```rust,ignore
@@ -40,8 +48,10 @@ crate::declare_lint! {
 use tensor_lint_analyzer::dataflow::alloc_state::{PathAnswer, PathEnd, PathSearch, Step};
 use tensor_lint_analyzer::dataflow::PointsTo;
 use tensor_lint_analyzer::ir::{
-    BlockId, BodyId, FnIr, Op, ReleaseKind, RootId, RootOrigin, TyClass, ValueId, ValueKind,
+    BlockId, BodyId, EscapeKind, FnIr, Op, OwnerCopy, ReleaseKind, RootId, RootOrigin, TyClass,
+    ValueId, ValueKind,
 };
+use tensor_lint_analyzer::index::StructItem;
 use tensor_lint_analyzer::source::Span;
 
 use crate::context::{LintContext, LintFinding};
@@ -126,6 +136,15 @@ pub(crate) fn is_raii(how: &ReleaseKind) -> bool {
 }
 
 fn check(cx: &LintContext<'_>, out: &mut Vec<LintFinding>) {
+    for s in &cx.ir.structs {
+        if let Some(d) = derived_clone_diagnostic(s) {
+            out.push(LintFinding {
+                lint: &DOUBLE_FREE,
+                proven: true,
+                diagnostic: d,
+            });
+        }
+    }
     // A truncated function lacks some of its ops: a missing release or allocation
     // would become a false finding.
     for f in cx.functions().filter(|f| !f.truncated) {
@@ -135,7 +154,158 @@ fn check(cx: &LintContext<'_>, out: &mut Vec<LintFinding>) {
         for b in 0..f.bodies.len() {
             check_body(f, &facts.points_to, BodyId(b as u32), out);
         }
+        for copy in &f.owner_copies {
+            if let Some(d) = owner_copy_diagnostic(f, copy) {
+                out.push(LintFinding {
+                    lint: &DOUBLE_FREE,
+                    proven: true,
+                    diagnostic: d,
+                });
+            }
+        }
     }
+}
+
+/// What becomes of an owner of raw memory in its function.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum OwnerFate {
+    /// Dropped at the end of its scope, here.
+    Dropped(Span),
+    /// Returned: the caller drops it.
+    Returned,
+    /// Borrowed from the caller, whose owner drops it.
+    Borrowed,
+}
+
+/// The fate of the owner of `root` in the function's own body; `None` when it is
+/// moved somewhere, forgotten or given up on some path, or never dropped.
+fn owner_fate(f: &FnIr, root: RootId) -> Option<OwnerFate> {
+    let mut dropped = None;
+    let mut returned = false;
+    for (b, _, stmt) in f.stmts() {
+        match &stmt.op {
+            Op::Release { value, how } if f.value(*value).kind.root() == Some(root) => {
+                if is_raii(how) && b == BodyId(0) {
+                    dropped = dropped.or(Some(stmt.span));
+                } else {
+                    return None;
+                }
+            }
+            Op::Escape { value, how } if f.value(*value).kind.root() == Some(root) => match how {
+                EscapeKind::Returned if b == BodyId(0) => returned = true,
+                _ => return None,
+            },
+            _ => {}
+        }
+    }
+    match (dropped, returned) {
+        (Some(span), _) => Some(OwnerFate::Dropped(span)),
+        (None, true) => Some(OwnerFate::Returned),
+        (None, false) => None,
+    }
+}
+
+/// Two owners of one raw pointer that both release it: a new owner built from a pointer
+/// copied out of one that is still dropped, here or by the caller. Reported where this
+/// function drops one of them.
+fn owner_copy_diagnostic(f: &FnIr, copy: &OwnerCopy) -> Option<Diagnostic> {
+    let copy_fate = owner_fate(f, f.value(copy.copy).kind.root()?)?;
+    let source_fate = if copy.source_borrowed {
+        OwnerFate::Borrowed
+    } else {
+        owner_fate(f, f.value(copy.source).kind.root()?)?
+    };
+    // A pointer handed to a call (`incref(p)`) may have been given a reference of its
+    // own.
+    let passed = f.stmts().any(|(_, _, s)| match &s.op {
+        Op::Call { args, .. } => args.contains(&copy.part),
+        _ => false,
+    });
+    if passed {
+        return None;
+    }
+    let ty = &copy.ty;
+    let source = f
+        .value(copy.source)
+        .name
+        .clone()
+        .unwrap_or_else(|| "self".into());
+    let copy_name = match &f.value(copy.copy).name {
+        Some(n) => format!("`{n}`"),
+        None => format!("the new `{ty}`"),
+    };
+    let (primary, other) = match (copy_fate, source_fate) {
+        (OwnerFate::Dropped(_), OwnerFate::Dropped(at)) => (
+            Label::new(
+                at,
+                format!("`{source}` is dropped here and releases the memory {copy_name} released just before"),
+            ),
+            None,
+        ),
+        (OwnerFate::Dropped(at), other) => (
+            Label::new(
+                at,
+                format!("{copy_name} is dropped here and releases the memory `{source}` also holds"),
+            ),
+            Some(match other {
+                OwnerFate::Borrowed => format!(
+                    "`{source}` is borrowed: its owner releases the same memory when it is dropped"
+                ),
+                _ => format!("the returned `{source}` releases the same memory when it is dropped"),
+            }),
+        ),
+        (OwnerFate::Returned, OwnerFate::Dropped(at)) => (
+            Label::new(
+                at,
+                format!("`{source}` is dropped here and releases the memory {copy_name} still holds"),
+            ),
+            Some(format!(
+                "{copy_name} is returned and releases the same memory when it is dropped"
+            )),
+        ),
+        _ => return None,
+    };
+    let mut d = Diagnostic::new(
+        Severity::Error,
+        format!("`{source}` and the `{ty}` built from its pointer both release it"),
+        primary,
+    )
+    .with_code(DOUBLE_FREE.code())
+    .with_label(
+        copy.part_span,
+        format!("the pointer is copied out of `{source}` here, which leaves `{source}` whole"),
+    )
+    .with_label(copy.span, "a second owner of the pointer is built here");
+    if let Some(note) = other {
+        d = d.with_note(note);
+    }
+    d = d.with_note(format!(
+        "`{ty}` releases what its raw pointer points to in its `Drop`, once per value"
+    ));
+    Some(d.with_help(format!(
+        "take the pointer out with `std::mem::forget({source})` (or through `ManuallyDrop`) so that only the new owner releases it"
+    )))
+}
+
+/// A type whose `Drop` releases what its raw pointer fields point to, with
+/// `#[derive(Clone)]`: every clone holds the same pointers, and the original and each
+/// clone release them.
+fn derived_clone_diagnostic(s: &StructItem) -> Option<Diagnostic> {
+    let at = s.derives_clone.filter(|_| s.raw_owner)?;
+    let ty = &s.name;
+    Some(
+        Diagnostic::new(
+            Severity::Error,
+            format!("clones of `{ty}` release the memory of the value they were cloned from"),
+            Label::new(at, "this copies the raw pointers into a second owner"),
+        )
+        .with_code(DOUBLE_FREE.code())
+        .with_label(s.span, format!("`{ty}` releases what its raw pointers point to when dropped"))
+        .with_note("the original and every clone are each dropped, so the memory is released once per copy")
+        .with_help(format!(
+            "remove `Clone` from the derive, or implement `Clone` for `{ty}` so that the copy owns memory (or a reference count) of its own"
+        )),
+    )
 }
 
 fn check_body(f: &FnIr, pt: &PointsTo, body: BodyId, out: &mut Vec<LintFinding>) {

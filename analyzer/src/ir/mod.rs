@@ -626,6 +626,29 @@ pub struct FnIr {
     /// in source order: where the code tests how two indices relate, it knows they
     /// may be equal.
     pub compared: Vec<(Expr, Expr)>,
+    /// Second owners of raw memory another owner holds (see [`OwnerCopy`]).
+    pub owner_copies: Vec<OwnerCopy>,
+}
+
+/// A value made to own raw memory that another owner still holds: a type whose `Drop`
+/// releases its raw pointer, built from a pointer copied out of another value of such
+/// a type (`let Owned(p, _) = source; Owned(p, ..)`, `Owned(source.0, ..)`), which a
+/// pattern or a field read leaves whole. Each owner releases the memory when dropped.
+#[derive(Clone, Debug)]
+pub struct OwnerCopy {
+    /// The owner copied from.
+    pub source: ValueId,
+    /// `source` is a parameter borrowed from the caller, whose owner releases it later.
+    pub source_borrowed: bool,
+    /// The new owner; its root stands for the memory it releases.
+    pub copy: ValueId,
+    /// The new owner's type.
+    pub ty: String,
+    /// The pointer copied out of `source`, and where.
+    pub part: ValueId,
+    pub part_span: Span,
+    /// Where the new owner is built.
+    pub span: Span,
 }
 
 impl FnIr {

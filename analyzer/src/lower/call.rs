@@ -45,6 +45,52 @@ impl Lowerer<'_, '_, '_> {
     }
 
     /// An owner used by value is moved: its scope does not drop it.
+    /// `Box::from_raw(*slot)`, `dealloc(*p, l)`: the pointer released is read from
+    /// memory (an element of a list of children, a field behind a pointer), so the
+    /// block it points to is another than the one `slot` reaches, and maybe another
+    /// on each iteration.
+    fn release_loaded_pointer(
+        &mut self,
+        arg: Option<&syn::Expr>,
+        args: &mut [Arg],
+        i: usize,
+        span: Span,
+    ) {
+        let deref = matches!(arg, Some(syn::Expr::Unary(u)) if matches!(u.op, syn::UnOp::Deref(_)));
+        let Some(slot) = args.get(i).map(|a| a.value) else {
+            return;
+        };
+        if !deref || !self.val(slot).kind.is_memory() {
+            return;
+        }
+        let region = self.val(slot).view.clone();
+        self.emit(
+            Op::Read {
+                value: slot,
+                region,
+            },
+            span,
+        );
+        let name = self
+            .val(slot)
+            .name
+            .clone()
+            .unwrap_or_else(|| "pointer".into());
+        let root = self.new_root(
+            format!("*{name}"),
+            RootOrigin::Unknown,
+            1,
+            None,
+            ReleasedBy::NotOwned,
+            span,
+        );
+        let p = self.new_value(None, ValueKind::RawPtr(Some(root)), TyClass::RawPtr, span);
+        self.emit(Op::Load { dst: p, root }, span);
+        if let Some(a) = args.get_mut(i) {
+            a.value = p;
+        }
+    }
+
     pub(crate) fn mark_moved(&mut self, v: ValueId) {
         if matches!(self.val(v).kind, ValueKind::Root(_)) {
             self.moved.insert(v);
@@ -87,7 +133,12 @@ impl Lowerer<'_, '_, '_> {
                 }
             }
         }
-        let args = self.lower_args(c.args.iter());
+        let mut args = self.lower_args(c.args.iter());
+        if let Resolved::External(path) = &resolved {
+            if let Some(Sem::Release(_, i)) = self.ctx.models.path(path) {
+                self.release_loaded_pointer(c.args.iter().nth(i), &mut args, i, span);
+            }
+        }
         match resolved {
             Resolved::Local(idx) => self.local_call(idx, &args, span),
             Resolved::External(path) => {
@@ -111,6 +162,10 @@ impl Lowerer<'_, '_, '_> {
                                 ValueKind::Root(_) | ValueKind::RawPtr(Some(_))
                             )
                         });
+                    let values: Vec<ValueId> = args.iter().map(|a| a.value).collect();
+                    if let Some(owner) = self.owner_rebuilt(last, &values, span) {
+                        return owner;
+                    }
                     if variant || self.ctx.index.struct_named(last).is_some() {
                         return self.wrap(&args, span);
                     }
@@ -170,7 +225,14 @@ impl Lowerer<'_, '_, '_> {
             if matches!(role, Some(Foreign::Release { arg }) if arg == i) {
                 continue;
             }
-            if matches!(self.val(a.value).kind, ValueKind::RawPtr(Some(_))) {
+            // A pointer, or a reference to what holds one (`&mut dims` of a struct with
+            // a pointer field).
+            let reaches = match self.val(a.value).kind {
+                ValueKind::RawPtr(Some(_)) => true,
+                ValueKind::View(_) => a.by_ref,
+                _ => false,
+            };
+            if reaches {
                 self.emit(
                     Op::Read {
                         value: a.value,
@@ -328,6 +390,10 @@ impl Lowerer<'_, '_, '_> {
             }
         }
         if let Some(name) = s.path.segments.last().map(|seg| seg.ident.to_string()) {
+            let values: Vec<ValueId> = fields.iter().map(|(_, v)| *v).collect();
+            if let Some(owner) = self.owner_rebuilt(&name, &values, span) {
+                return owner;
+            }
             if let Some(out) = self.struct_memory(&name, &fields, span) {
                 return out;
             }
@@ -488,9 +554,18 @@ impl Lowerer<'_, '_, '_> {
                 method: name.clone(),
             });
         }
+        // A raw owner lent to a `&self` method stays its caller's to drop.
+        let lent_receiver = self
+            .ctx
+            .index
+            .fn_item(idx)
+            .filter(|item| item.ref_receiver)
+            .and_then(|_| arg(0))
+            .filter(|&v| self.raw_owner_type(v).is_some());
         effects.extend(
             memory_args(&summary.escapes)
                 .into_iter()
+                .filter(|&v| Some(v) != lent_receiver)
                 .map(|value| Op::Escape {
                     value,
                     how: EscapeKind::PassedOn(name.clone()),

@@ -11,7 +11,17 @@ use crate::source::Span;
 impl Lowerer<'_, '_, '_> {
     pub(crate) fn method_call(&mut self, m: &syn::ExprMethodCall, span: Span) -> ValueId {
         let method = m.method.to_string();
-        let recv = self.expr(&m.receiver);
+        let mut recv = self.expr(&m.receiver);
+        // `shape.into_shape().to_raw_dims()`: the receiver is a temporary value of a crate
+        // struct holding buffers, dropped at the end of the statement.
+        if let syn::Expr::MethodCall(inner) = &*m.receiver {
+            if !self.val(recv).kind.is_memory() {
+                if let Some(ty) = self.owned_result_of_methods(&inner.method.to_string()) {
+                    let at = self.val(recv).span;
+                    recv = self.owner_of_buffers(&ty, at);
+                }
+            }
+        }
         let v = self.method_call_on(m, recv, &method, span);
         // `self.row_stride()`: a getter of the crate (every method of that name takes
         // `&self` and nothing else) called on `self` gives one number per call of the
@@ -58,7 +68,13 @@ impl Lowerer<'_, '_, '_> {
             }
         }
         let recv_ty = self.val(recv).ty;
-        let sem = self.ctx.models.method(recv_ty, &method);
+        // `shape.into_shape()` on `shape: S` with `S: IntoShape`, a trait of the crate:
+        // the crate's method, whatever a library's method of that name does.
+        let sem = self
+            .ctx
+            .models
+            .method(recv_ty, &method)
+            .filter(|_| !self.crate_trait_method(recv, &method));
         if sem == Some(Sem::ThreadSpawn) {
             let args: Vec<&syn::Expr> = m.args.iter().collect();
             return self.parallel_call(Sem::ThreadSpawn, &args, &method, span);
@@ -243,5 +259,44 @@ impl Lowerer<'_, '_, '_> {
             [one] => Some(*one),
             _ => None,
         }
+    }
+
+    /// Whether `recv` is declared with a generic parameter of this function bounded by a
+    /// trait the crate implements `method` for.
+    fn crate_trait_method(&self, recv: ValueId, method: &str) -> bool {
+        let Some(ty) = self.declared.get(&recv) else {
+            return false;
+        };
+        let generics = &self.sig.generics;
+        let bounds_of_param = generics
+            .type_params()
+            .filter(|p| p.ident == ty.as_str())
+            .flat_map(|p| p.bounds.iter());
+        let bounds_in_where = generics
+            .where_clause
+            .iter()
+            .flat_map(|w| w.predicates.iter())
+            .filter_map(|p| match p {
+                syn::WherePredicate::Type(t)
+                    if crate::index::type_name(&t.bounded_ty).as_deref() == Some(ty.as_str()) =>
+                {
+                    Some(t.bounds.iter())
+                }
+                _ => None,
+            })
+            .flatten();
+        let traits: Vec<String> = bounds_of_param
+            .chain(bounds_in_where)
+            .filter_map(|b| match b {
+                syn::TypeParamBound::Trait(t) => {
+                    t.path.segments.last().map(|s| s.ident.to_string())
+                }
+                _ => None,
+            })
+            .collect();
+        !traits.is_empty()
+            && self.ctx.index.fns.iter().any(|f| {
+                f.name == method && f.trait_name.as_ref().is_some_and(|t| traits.contains(t))
+            })
     }
 }

@@ -14,6 +14,7 @@ mod expr;
 pub mod geometry;
 mod macros;
 mod method;
+mod owners;
 mod parallel;
 mod place;
 mod raw_ptr;
@@ -147,6 +148,12 @@ pub(crate) struct Lowerer<'c, 'x, 'a> {
     pub(crate) compared: Vec<(Expr, Expr)>,
     /// Functions declared inside the body (in `extern` blocks or as nested items).
     body_items: std::collections::HashSet<String>,
+    /// Values copied out of a raw owner (`let Owned(p, _) = o`, `o.ptr`), with the
+    /// owner, for [`FnIr::owner_copies`].
+    pub(crate) owner_parts: HashMap<ValueId, ValueId>,
+    /// Parameters that borrow a raw owner (`arr: &FfiArray`).
+    pub(crate) borrowed_owners: std::collections::HashSet<ValueId>,
+    pub(crate) owner_copies: Vec<crate::ir::OwnerCopy>,
 }
 
 /// Lowers function `idx` of the index, whose syntax is `ast`. Must run on the thread
@@ -163,6 +170,8 @@ pub fn lower_fn(ctx: &LowerCtx, idx: usize, ast: FnAst<'_>) -> Option<FnIr> {
             Span::from_proc_macro(l.file, ast.block.brace_token.span.close()),
         );
         let span = Span::from_proc_macro(l.file, ast.block.brace_token.span.close());
+        // Parameters passed by value are dropped when the function returns.
+        l.drop_scopes_on_exit(0, Some(result), span);
         l.terminate(
             Terminator::Return {
                 value: Some(result),
@@ -217,6 +226,9 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
             param_memory: HashMap::new(),
             declared: HashMap::new(),
             body_items: std::collections::HashSet::new(),
+            owner_parts: HashMap::new(),
+            borrowed_owners: std::collections::HashSet::new(),
+            owner_copies: Vec::new(),
         }
     }
 
@@ -248,6 +260,7 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
             truncated: self.truncated,
             loop_ranges: self.loop_ranges,
             compared: self.compared,
+            owner_copies: self.owner_copies,
         }
     }
 
@@ -545,6 +558,7 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
             syn::Pat::Struct(s) => {
                 for f in &s.fields {
                     let part = self.part_of(v, self.val(v).span);
+                    self.note_owner_part(v, part);
                     self.bind_pat_at(&f.pat, part, depth + 1);
                 }
             }
@@ -564,6 +578,7 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
                 Some(&part) => part,
                 None => self.part_of(v, self.val(v).span),
             };
+            self.note_owner_part(v, part);
             self.bind_pat_at(p, part, depth + 1);
         }
     }
@@ -615,6 +630,7 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
                     let span = self.span(r.self_token.span);
                     let v =
                         self.param_value("self".into(), RootOrigin::Param(i), &r.ty, span, true);
+                    self.raw_owner_param(v, is_reference(&r.ty), i, span);
                     self.bind("self".into(), v);
                     self.bodies[0].params.push(v);
                 }
@@ -622,6 +638,7 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
                     let name = pat_ident(&t.pat).unwrap_or_else(|| format!("arg{i}"));
                     let span = self.span(t.colon_token.span);
                     let v = self.param_value(name, RootOrigin::Param(i), &t.ty, span, false);
+                    self.raw_owner_param(v, is_reference(&t.ty), i, span);
                     self.bodies[0].params.push(v);
                     // The binding names the parameter's value itself.
                     self.val_mut(v).name = None;
@@ -803,8 +820,10 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
             .filter(|&v| Some(v) != except && !self.moved.contains(&v))
             .filter(|&v| self.value_body.get(v.0 as usize) == Some(&self.cur_body))
             .filter(|&v| match self.val(v).kind {
+                // Memory made here, or a parameter passed by value (a raw owner's).
                 ValueKind::Root(r) => self.roots.get(r.0 as usize).is_some_and(|r| {
-                    r.origin == RootOrigin::Alloc && r.released_by == ReleasedBy::Drop
+                    matches!(r.origin, RootOrigin::Alloc | RootOrigin::Param(_))
+                        && r.released_by == ReleasedBy::Drop
                 }),
                 _ => false,
             })
@@ -959,7 +978,11 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
             None => self.bind_pat(&local.pat, v),
         }
         // `let b = a;` moves an owner: `b` owns the buffer now and `a` is not dropped.
-        let binds_name = !matches!(local.pat, syn::Pat::Wild(_));
+        // A pattern cannot move fields out of a type with `Drop` (`let Owned(p, _) = o`
+        // copies them): the owner stays whole.
+        let copies_fields = matches!(local.pat, syn::Pat::TupleStruct(_) | syn::Pat::Struct(_))
+            && self.raw_owner_type(v).is_some();
+        let binds_name = !matches!(local.pat, syn::Pat::Wild(_)) && !copies_fields;
         if let (true, syn::Expr::Path(_), ValueKind::Root(root)) =
             (binds_name, &*init.expr, self.val(v).kind.clone())
         {
@@ -982,10 +1005,13 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
             &*m.receiver,
             syn::Expr::Call(_) | syn::Expr::MethodCall(_) | syn::Expr::Macro(_)
         );
-        if !temporary || !matches!(m.method.to_string().as_str(), "as_ptr" | "as_mut_ptr") {
+        let method = m.method.to_string();
+        let pointer_method = matches!(method.as_str(), "as_ptr" | "as_mut_ptr")
+            || self.returns_pointer_into_receiver(&method);
+        if !temporary || !pointer_method {
             return;
         }
-        let ValueKind::RawPtr(Some(root)) = self.val(p).kind else {
+        let (ValueKind::RawPtr(Some(root)) | ValueKind::View(root)) = self.val(p).kind else {
             return;
         };
         let fresh = self
@@ -1007,6 +1033,8 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
                 })
             });
         if fresh && !given_up {
+            // What the method hands out reaches the temporary through a raw pointer.
+            self.val_mut(p).kind = ValueKind::RawPtr(Some(root));
             let span = self.expr_span(&m.receiver);
             self.emit(
                 Op::Release {
@@ -1016,6 +1044,27 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
                 span,
             );
         }
+    }
+
+    /// Whether every crate method named `method` hands out a raw pointer: it returns
+    /// one, or a crate struct with a raw pointer field (`fn to_raw_dims(&self) ->
+    /// RawDims`). What it points into is the receiver's, as the summary says; a
+    /// reference could not outlive a temporary receiver, a raw pointer can.
+    fn returns_pointer_into_receiver(&self, method: &str) -> bool {
+        let candidates = self.ctx.index.methods_named(None, method);
+        !candidates.is_empty()
+            && candidates.iter().all(|&i| {
+                self.ctx.index.fn_item(i).is_some_and(|f| {
+                    f.has_receiver
+                        && (f.returns_raw_ptr
+                            || f.returns_owned
+                                .as_deref()
+                                .and_then(|t| self.ctx.index.struct_named(t))
+                                .is_some_and(|s| {
+                                    s.fields.iter().any(|fi| fi.ty == TyClass::RawPtr)
+                                }))
+                })
+            })
     }
 
     /// An owned buffer (`Vec<T>`, `Box<[T]>`, `[T; N]`) of atomics, locks, cells, padded

@@ -213,15 +213,17 @@ impl Lowerer<'_, '_, '_> {
     /// field holds a pointer or an owner of other memory.
     fn pointee_pointer_field(&self, base: ValueId, member: &str) -> Option<TyClass> {
         let root = self.val(base).kind.root()?;
-        let elem = self.roots.get(root.0 as usize)?.elem_type.as_deref()?;
-        let field = self
-            .ctx
-            .index
-            .struct_named(elem)?
-            .fields
-            .iter()
-            .find(|f| f.name == member)?;
-        field.ty.holds_memory().then_some(field.ty)
+        let elem = self.roots.get(root.0 as usize)?.elem_type.as_deref();
+        // The struct the pointer was cast to (`Box::from_raw(p as *mut Private)`).
+        let cast_to = self.declared.get(&base).map(String::as_str);
+        let field = [elem, cast_to]
+            .into_iter()
+            .flatten()
+            .filter_map(|ty| self.ctx.index.struct_named(ty))
+            .find_map(|s| s.fields.iter().find(|f| f.name == member))?;
+        // An `Option` of a pointer or owner is another block, or none.
+        let optional = crate::models::is_optional_type(&field.ty_name) && field.elem_name.is_some();
+        (field.ty.holds_memory() || optional).then_some(field.ty)
     }
 
     /// `dst` may now point to memory this function does not know: it is given a root of
@@ -634,6 +636,18 @@ impl Lowerer<'_, '_, '_> {
             syn::Member::Unnamed(i) => i.index.to_string(),
         };
         self.mentioned_fields.insert((base, member.clone()));
+        let v = self.field_value_of(f, base, member, span);
+        self.note_owner_part(base, v);
+        v
+    }
+
+    fn field_value_of(
+        &mut self,
+        f: &syn::ExprField,
+        base: ValueId,
+        member: String,
+        span: Span,
+    ) -> ValueId {
         if let Some(&v) = self.fields.get(&(base, member.clone())) {
             return v;
         }
@@ -717,7 +731,7 @@ impl Lowerer<'_, '_, '_> {
             self.fields.insert((base, member), v);
             return v;
         }
-        if self.val(base).kind.is_memory() {
+        if self.val(base).kind.is_memory() && !self.is_owned_param(base) {
             // A wrapper (`SendPtr(p)`, `Slot { ptr }`) carries its memory in its field.
             let v = self.copy_value(base, None, span);
             self.emit(

@@ -28,6 +28,15 @@ impl Lowerer<'_, '_, '_> {
                 self.val_mut(out).kind = ValueKind::RawPtr(root);
                 self.val_mut(out).ty = TyClass::RawPtr;
             }
+            // `p as *mut Private`: the pointer is to a crate struct from here on, whose
+            // pointer fields lead to other blocks.
+            if let syn::Type::Ptr(ptr) = &*c.ty {
+                if let Some(name) = crate::index::type_name(&ptr.elem)
+                    .filter(|n| self.ctx.index.struct_named(n).is_some())
+                {
+                    self.declared.insert(out, name);
+                }
+            }
             self.emit(
                 Op::View {
                     dst: out,

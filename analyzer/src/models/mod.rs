@@ -580,6 +580,11 @@ pub fn variant_holds_value(name: &str) -> Option<bool> {
 }
 
 /// Whether elements of type `name` are padded to a whole cache line.
+/// Whether `name` holds one value or none (`Option`).
+pub fn is_optional_type(name: &str) -> bool {
+    table::OPTIONAL_TYPES.contains(&name)
+}
+
 /// Whether `name` is a cell of plain data (`Cell`, `UnsafeCell`).
 pub fn is_cell_type(name: &str) -> bool {
     table::CELL_TYPES.contains(&name)

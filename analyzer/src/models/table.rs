@@ -607,6 +607,10 @@ pub const SYNCHRONISED_TYPES: &[Name] = &[
 /// a number field.
 pub const CELL_TYPES: &[&str] = &["Cell", "UnsafeCell", "SyncUnsafeCell"];
 
+/// Types that hold one value or none (`Option<*mut Node>`): a field of such a type
+/// holding a pointer is a pointer, or nothing.
+pub const OPTIONAL_TYPES: &[&str] = &["Option"];
+
 /// Atomic loads, stores and read-modify-writes.
 pub const ATOMIC_METHODS: &[Name] = &[
     Name::Prefix("fetch_"),

@@ -17,7 +17,7 @@
 use std::os::raw::c_void;
 
 #[repr(C)]
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone)] //~ double_free
 pub struct FfiArray {
     pub length: i64,
     pub null_count: i64,
@@ -61,7 +61,7 @@ pub fn export(values: Vec<*const c_void>) -> FfiArray {
 pub fn exported_len(arr: &FfiArray) -> i64 {
     let copy = arr.clone();
     copy.length
-} //~ double_free
+}
 
 pub fn roundtrip(values: Vec<*const c_void>) -> i64 {
     let arr = export(values);
