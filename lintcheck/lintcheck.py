@@ -118,6 +118,13 @@ CRATES = [
     # corpus/memory/numpy-npy-dims-temporary-uaf.
     ("numpy", "0.17.0"),
     ("numpy", "0.17.1"),
+    # corpus/memory/ort-metadata-string-leak.
+    ("ort", "1.16.3"),
+    ("ort", "2.0.0-alpha.1"),
+    # corpus/concurrency/burn-unsafe-shared-ref: the kernels reach rayon through the
+    # crate's `run_par!` / `iter_range_par!` macros.
+    ("burn-ndarray", "0.21.0"),
+    ("burn-ndarray", "0.22.0-pre.3"),
 ]
 
 # Crates checked with extra command-line arguments in crate mode.

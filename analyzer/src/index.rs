@@ -256,6 +256,8 @@ pub struct FieldInfo {
     /// The type has a lifetime argument (`Vec<'bump, u8>`): its storage is borrowed
     /// from something that outlives it (an arena, a pool).
     pub borrows_storage: bool,
+    /// A function pointer (`fn(..)`, `Option<unsafe extern "C" fn(..)>`).
+    pub fn_pointer: bool,
 }
 
 /// A struct of the crate.
@@ -313,6 +315,8 @@ pub struct FileItems {
     extern_fns: Vec<ForeignFn>,
     /// `type Name = *mut T;`: names that are pointers.
     pointer_aliases: Vec<String>,
+    /// `macro_rules!` definitions: name and the text of the rules.
+    macros: Vec<(String, String)>,
     errors: Vec<SourceError>,
 }
 
@@ -349,6 +353,12 @@ impl FileItems {
             match item {
                 syn::Item::Fn(f) => {
                     self.push_fn(&f.sig, &f.block, &f.attrs, module, None, None, file, asts);
+                }
+                syn::Item::Macro(m) if m.mac.path.is_ident("macro_rules") => {
+                    if let Some(name) = &m.ident {
+                        self.macros
+                            .push((name.to_string(), m.mac.tokens.to_string()));
+                    }
                 }
                 syn::Item::ForeignMod(m) => {
                     for it in &m.items {
@@ -571,6 +581,7 @@ impl FileItems {
                 },
                 elem_name: crate::syntax::ty::element_type(&f.ty).and_then(type_name),
                 borrows_storage: has_lifetime_arg(&f.ty),
+                fn_pointer: is_fn_pointer(&f.ty),
                 bytes: None,
             })
             .collect();
@@ -615,6 +626,8 @@ pub struct ItemIndex {
     /// reads and writes through the pointers it is given.
     pub extern_fns: std::collections::BTreeSet<String>,
     /// What the foreign functions that make and release handles do, by name.
+    /// The crate's `macro_rules!` definitions by name ([`ItemIndex::macro_rules`]).
+    macros: HashMap<String, String>,
     pub foreign: std::collections::BTreeMap<String, Foreign>,
 }
 
@@ -659,11 +672,28 @@ impl ItemIndex {
                 index.globs.entry(module).or_default().extend(globs);
             }
             index.errors.extend(part.errors);
+            for (name, rules) in part.macros {
+                // Textual scoping is not followed: the first definition of a name wins.
+                index.macros.entry(name).or_insert(rules);
+            }
             foreign_fns.extend(part.extern_fns);
             pointer_aliases.extend(part.pointer_aliases);
         }
         index.extern_fns = foreign_fns.iter().map(|f| f.name.clone()).collect();
-        index.foreign = crate::models::foreign::roles(&foreign_fns, &pointer_aliases);
+        // Structs with a function-pointer field that releases: the allocators a C API
+        // is handed (`OrtAllocator { alloc, free }`).
+        let allocators: Vec<(String, String)> = index
+            .structs
+            .iter()
+            .filter_map(|s| {
+                let field = s
+                    .fields
+                    .iter()
+                    .find(|f| f.fn_pointer && crate::models::foreign::names_a_release(&f.name))?;
+                Some((s.name.clone(), field.name.clone()))
+            })
+            .collect();
+        index.foreign = crate::models::foreign::roles(&foreign_fns, &pointer_aliases, &allocators);
         index.estimate_struct_sizes();
         for (i, f) in index.fns.iter().enumerate() {
             index.by_path.entry(f.path()).or_default().push(i);
@@ -760,6 +790,11 @@ impl ItemIndex {
 
     pub fn fn_item(&self, idx: usize) -> Option<&FnItem> {
         self.fns.get(idx)
+    }
+
+    /// The rules of the crate's `macro_rules!` macro `name`, as text.
+    pub fn macro_rules(&self, name: &str) -> Option<&str> {
+        self.macros.get(name).map(String::as_str)
     }
 
     pub fn struct_named(&self, name: &str) -> Option<&StructItem> {
@@ -907,6 +942,20 @@ fn pat_name(pat: &syn::Pat) -> Option<String> {
         syn::Pat::Type(t) => pat_name(&t.pat),
         syn::Pat::Reference(r) => pat_name(&r.pat),
         _ => None,
+    }
+}
+
+/// `fn(..)`, or an `Option` of one.
+fn is_fn_pointer(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::BareFn(_) => true,
+        syn::Type::Paren(p) => is_fn_pointer(&p.elem),
+        syn::Type::Path(p) => p.path.segments.last().is_some_and(|s| {
+            crate::models::is_optional_type(&s.ident.to_string())
+                && matches!(&s.arguments, syn::PathArguments::AngleBracketed(a)
+                    if a.args.iter().any(|g| matches!(g, syn::GenericArgument::Type(t) if is_fn_pointer(t))))
+        }),
+        _ => false,
     }
 }
 

@@ -26,6 +26,18 @@ const LANGUAGE_WORDS: &[&str] = &[
     "not",
     "all",
     "any",
+    "mut",
+    // Fragment specifiers of `macro_rules!` matchers.
+    "expr",
+    "ident",
+    "ty",
+    "path",
+    "pat",
+    "pat_param",
+    "tt",
+    "literal",
+    "block",
+    "lifetime",
 ];
 
 /// The source files whose name tests are checked.

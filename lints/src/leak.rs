@@ -310,27 +310,35 @@ fn obligations(f: &FnIr, pt: &PointsTo, body: BodyId) -> Vec<Obligation> {
                     }
                     (*root, *dst, None)
                 }
-                // A handle an out-parameter received is held on the paths that use it
-                // (the others are where the call failed and made nothing).
-                Op::Read { value, .. } | Op::Write { value, .. } => {
-                    let [root] = pt.roots(*value) else {
-                        continue;
+                // A handle an out-parameter received is held on the paths that use it:
+                // read or write it, or hand it to a call (the other paths are where the
+                // call failed and made nothing).
+                Op::Read { .. } | Op::Write { .. } | Op::Call { .. } => {
+                    let used: Vec<ValueId> = match &stmt.op {
+                        Op::Read { value, .. } | Op::Write { value, .. } => vec![*value],
+                        Op::Call { args, .. } => args.clone(),
+                        _ => Vec::new(),
                     };
-                    let held = f.roots.get(root.0 as usize).is_some_and(|r| {
-                        r.held_from_use && r.origin == RootOrigin::Alloc
-                    });
-                    if !held || out.iter().any(|o: &Obligation| o.root == *root) {
-                        continue;
+                    for value in used {
+                        let [root] = pt.roots(value) else {
+                            continue;
+                        };
+                        let held = f.roots.get(root.0 as usize).is_some_and(|r| {
+                            r.held_from_use && r.origin == RootOrigin::Alloc
+                        });
+                        if !held || out.iter().any(|o: &Obligation| o.root == *root) {
+                            continue;
+                        }
+                        let span = f.roots[root.0 as usize].span;
+                        out.push(Obligation {
+                            root: *root,
+                            block: BlockId(k as u32),
+                            index: i,
+                            span,
+                            value,
+                            given_up: None,
+                        });
                     }
-                    let span = f.roots[root.0 as usize].span;
-                    out.push(Obligation {
-                        root: *root,
-                        block: BlockId(k as u32),
-                        index: i,
-                        span,
-                        value: *value,
-                        given_up: None,
-                    });
                     continue;
                 }
                 Op::Escape {

@@ -45,6 +45,26 @@ impl Lowerer<'_, '_, '_> {
     }
 
     /// An owner used by value is moved: its scope does not drop it.
+    /// `((*alloc).free)(alloc, p)`: the releasing function an allocator struct holds
+    /// releases the owed handles it is given.
+    fn release_through_field(&mut self, field: &str, args: &[Arg], span: Span) -> ValueId {
+        for a in args {
+            if self
+                .root_of(a.value)
+                .is_some_and(|r| r.released_by.is_owed())
+            {
+                self.emit(
+                    Op::Release {
+                        value: a.value,
+                        how: ReleaseKind::Function(field.to_string()),
+                    },
+                    span,
+                );
+            }
+        }
+        self.unknown(span)
+    }
+
     /// `Box::from_raw(*slot)`, `dealloc(*p, l)`: the pointer released is read from
     /// memory (an element of a list of children, a field behind a pointer), so the
     /// block it points to is another than the one `slot` reaches, and maybe another
@@ -101,7 +121,12 @@ impl Lowerer<'_, '_, '_> {
         let syn::Expr::Path(p) = &*c.func else {
             let f = self.expr(&c.func);
             let args = self.lower_args(c.args.iter());
-            return self.call_value(f, &args, span);
+            if let Some(field) = releasing_field(&c.func) {
+                return self.release_through_field(&field, &args, span);
+            }
+            let v = self.call_value(f, &args, span);
+            self.pointers_written_through(c.args.iter(), span);
+            return v;
         };
         let segs: Vec<String> = p
             .path
@@ -202,7 +227,9 @@ impl Lowerer<'_, '_, '_> {
                     let last = path.last().cloned().unwrap_or_default();
                     return self.foreign_call(&last, &c.args, &args, span);
                 }
-                self.unknown_call(name, &args, span)
+                let v = self.unknown_call(name, &args, span);
+                self.pointers_written_through(c.args.iter(), span);
+                v
             }
         }
     }
@@ -279,7 +306,49 @@ impl Lowerer<'_, '_, '_> {
                 })
             })
             .collect();
-        self.unknown_call(name.to_string(), &kept, span)
+        let v = self.unknown_call(name.to_string(), &kept, span);
+        self.pointers_written_through(exprs.iter(), span);
+        v
+    }
+
+    /// A binding that is a pointer itself (`*mut T`), not a value holding one: what an
+    /// out-parameter `&mut p` can replace.
+    pub(crate) fn is_pointer_binding(&self, v: ValueId) -> bool {
+        matches!(self.val(v).kind, ValueKind::RawPtr(_)) && self.val(v).ty == TyClass::RawPtr
+    }
+
+    /// `get_values(&mut p, ..)` of a function this analysis does not see into: it may
+    /// store another pointer in `p`, so `p` may point elsewhere after the call.
+    pub(crate) fn pointers_written_through<'e>(
+        &mut self,
+        exprs: impl Iterator<Item = &'e syn::Expr>,
+        span: Span,
+    ) {
+        // Invisible groups come from expanded macros.
+        fn bare(e: &syn::Expr) -> &syn::Expr {
+            match e {
+                syn::Expr::Group(g) => bare(&g.expr),
+                syn::Expr::Paren(p) => bare(&p.expr),
+                other => other,
+            }
+        }
+        for e in exprs {
+            let syn::Expr::Reference(r) = bare(e) else {
+                continue;
+            };
+            let syn::Expr::Path(p) = bare(&r.expr) else {
+                continue;
+            };
+            let (Some(_), Some(name)) = (r.mutability, p.path.get_ident()) else {
+                continue;
+            };
+            let Some(v) = self.lookup(&name.to_string()) else {
+                continue;
+            };
+            if self.is_pointer_binding(v) {
+                self.points_elsewhere(v, span);
+            }
+        }
     }
 
     /// A pointer to a new block of `elem`-byte elements, owed to `release` (a foreign
@@ -777,6 +846,26 @@ fn out_place(e: &syn::Expr) -> Option<&syn::Expr> {
         syn::Expr::Reference(r) if r.mutability.is_some() => match &*r.expr {
             place @ (syn::Expr::Path(_) | syn::Expr::Field(_)) => Some(place),
             _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The field a called function pointer is read from, when its name says it releases:
+/// `(alloc.free)(..)`, `((*alloc).free.unwrap())(..)`.
+fn releasing_field(func: &syn::Expr) -> Option<String> {
+    match func {
+        syn::Expr::Paren(p) => releasing_field(&p.expr),
+        syn::Expr::Group(g) => releasing_field(&g.expr),
+        syn::Expr::MethodCall(m) if models::unwraps_option(&m.method.to_string()) => {
+            releasing_field(&m.receiver)
+        }
+        syn::Expr::Field(f) => match &f.member {
+            syn::Member::Named(n) => {
+                let name = n.to_string();
+                models::foreign::names_a_release(&name).then_some(name)
+            }
+            syn::Member::Unnamed(_) => None,
         },
         _ => None,
     }

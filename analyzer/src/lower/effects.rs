@@ -781,6 +781,29 @@ impl Lowerer<'_, '_, '_> {
         }
     }
 
+    /// A shape written as a tuple of sizes: each size's integer, or, for a binding
+    /// whose value is not known (`let [n, c, h, w] = x.dims()`), a symbol of its name.
+    fn shape_list(&self, v: ValueId) -> Option<Vec<Expr>> {
+        let Some(parts) = self.tuples.get(&v) else {
+            return self.int_list(v);
+        };
+        parts
+            .iter()
+            .map(|&p| {
+                let val = self.val(p);
+                match (&val.int, &val.kind, &val.name) {
+                    (Some(i), _, _) => Some(i.clone()),
+                    (None, ValueKind::Unknown | ValueKind::Scalar, Some(name))
+                        if !val.reassigned && is_plain_name(name) =>
+                    {
+                        Some(Expr::sym(name))
+                    }
+                    _ => None,
+                }
+            })
+            .collect()
+    }
+
     pub(crate) fn ctor_shape(
         &self,
         ctor: Ctor,
@@ -789,7 +812,7 @@ impl Lowerer<'_, '_, '_> {
     ) -> (Option<Vec<Expr>>, u32, TyClass) {
         let arg = |n: usize| all.get(n).map(|a| a.value);
         match ctor {
-            Ctor::Shape(n) => (arg(n).and_then(|v| self.int_list(v)), 4, path_ty),
+            Ctor::Shape(n) => (arg(n).and_then(|v| self.shape_list(v)), 4, path_ty),
             Ctor::Len(n) => (
                 arg(n)
                     .and_then(|v| self.val(v).int.clone())
@@ -995,4 +1018,9 @@ pub(crate) fn slice_on_axis(
         .collect();
     specs.push(crate::ir::SliceSpec::Range { start, end, step });
     ViewOp::Slice(specs)
+}
+
+/// A binding's name that can stand for its value (`batch_size`, not `self.n` or `_`).
+fn is_plain_name(name: &str) -> bool {
+    !name.starts_with('_') && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }

@@ -11,6 +11,9 @@ use crate::models::{self, MacroSem};
 use crate::oracle::Expr;
 use crate::source::Span;
 
+/// How deep expansions of the crate's macros nest.
+const MAX_EXPANSIONS: u32 = 8;
+
 impl Lowerer<'_, '_, '_> {
     pub(crate) fn macro_call(&mut self, mac: &syn::Macro) -> ValueId {
         let span = self.span(
@@ -52,8 +55,48 @@ impl Lowerer<'_, '_, '_> {
                 }
                 self.unknown(span)
             }
-            None => self.unknown(span),
+            None => self.crate_macro(&name, mac, span),
         }
+    }
+
+    /// An invocation of one of the crate's own `macro_rules!` macros: the code it
+    /// expands to, lowered in its place. Expansions nest at most [`MAX_EXPANSIONS`]
+    /// deep (a recursive macro beyond that stays opaque).
+    fn crate_macro(&mut self, name: &str, mac: &syn::Macro, span: Span) -> ValueId {
+        let rules = self
+            .ctx
+            .index
+            .macro_rules(name)
+            .filter(|_| self.expansions < MAX_EXPANSIONS);
+        let Some(rules) = rules else {
+            self.opaque_macro(mac.tokens.clone(), span);
+            return self.unknown(span);
+        };
+        let at = mac
+            .path
+            .segments
+            .last()
+            .map_or_else(proc_macro2::Span::call_site, |s| s.ident.span());
+        let Some(tokens) = crate::syntax::macro_rules::expand(rules, mac.tokens.clone(), at) else {
+            self.opaque_macro(mac.tokens.clone(), span);
+            return self.unknown(span);
+        };
+        let expr = syn::parse2::<syn::Expr>(tokens.clone()).or_else(|_| {
+            // A body of statements (`let x = ..; f(x);`) reads as a block.
+            let group = proc_macro2::Group::new(proc_macro2::Delimiter::Brace, tokens);
+            syn::parse2::<syn::Expr>(proc_macro2::TokenTree::Group(group).into())
+        });
+        let Ok(mut expr) = expr else {
+            self.opaque_macro(mac.tokens.clone(), span);
+            return self.unknown(span);
+        };
+        // The invisible groups around substituted expressions kept the precedence while
+        // parsing; the lowering reads the expressions themselves.
+        syn::visit_mut::VisitMut::visit_expr_mut(&mut Ungroup, &mut expr);
+        self.expansions += 1;
+        let v = self.expr(&expr);
+        self.expansions -= 1;
+        v
     }
 
     pub(crate) fn slice_macro(&mut self, mac: &syn::Macro, span: Span) -> ValueId {
@@ -196,10 +239,14 @@ impl Lowerer<'_, '_, '_> {
     /// Lowers the arguments of a format-like macro; their values in order.
     pub(crate) fn lower_format_args(&mut self, mac: &syn::Macro, span: Span) -> Vec<ValueId> {
         let parser = syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated;
-        let Ok(args) = parser.parse2(mac.tokens.clone()) else {
+        let Ok(mut args) = parser.parse2(mac.tokens.clone()) else {
             return Vec::new();
         };
         let mut values = Vec::new();
+        for a in args.iter_mut() {
+            // Arguments a crate macro substituted come in invisible groups.
+            syn::visit_mut::VisitMut::visit_expr_mut(&mut Ungroup, a);
+        }
         for a in &args {
             let v = self.expr(a);
             values.push(v);
@@ -244,5 +291,43 @@ fn elem_type_name(e: &syn::Expr) -> Option<String> {
             _ => None,
         },
         _ => None,
+    }
+}
+
+impl Lowerer<'_, '_, '_> {
+    /// A macro this analysis cannot expand may store through the `&mut p` written in
+    /// it: such a pointer may point elsewhere afterwards.
+    fn opaque_macro(&mut self, tokens: proc_macro2::TokenStream, span: Span) {
+        let tokens: Vec<proc_macro2::TokenTree> = tokens.into_iter().collect();
+        for (i, t) in tokens.iter().enumerate() {
+            use proc_macro2::TokenTree as T;
+            match (t, tokens.get(i + 1), tokens.get(i + 2)) {
+                (T::Punct(amp), Some(T::Ident(m)), Some(T::Ident(name)))
+                    if amp.as_char() == '&' && m == "mut" =>
+                {
+                    let Some(v) = self.lookup(&name.to_string()) else {
+                        continue;
+                    };
+                    if self.is_pointer_binding(v) {
+                        self.points_elsewhere(v, span);
+                    }
+                }
+                (T::Group(g), _, _) => self.opaque_macro(g.stream(), span),
+                _ => {}
+            }
+        }
+    }
+}
+
+/// Replaces each invisible group (`Expr::Group`) by the expression in it.
+struct Ungroup;
+
+impl syn::visit_mut::VisitMut for Ungroup {
+    fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
+        while let syn::Expr::Group(g) = e {
+            let inner = std::mem::replace(&mut *g.expr, syn::Expr::Verbatim(Default::default()));
+            *e = inner;
+        }
+        syn::visit_mut::visit_expr_mut(self, e);
     }
 }

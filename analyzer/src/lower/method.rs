@@ -190,7 +190,9 @@ impl Lowerer<'_, '_, '_> {
                     by_ref: true,
                 }];
                 all.extend(args);
-                self.unknown_call(method, &all, span)
+                let v = self.unknown_call(method, &all, span);
+                self.pointers_written_through(m.args.iter(), span);
+                v
             }
         }
     }

@@ -154,6 +154,8 @@ pub(crate) struct Lowerer<'c, 'x, 'a> {
     /// Parameters that borrow a raw owner (`arr: &FfiArray`).
     pub(crate) borrowed_owners: std::collections::HashSet<ValueId>,
     pub(crate) owner_copies: Vec<crate::ir::OwnerCopy>,
+    /// How many of the crate's macro expansions are being lowered, nested.
+    pub(crate) expansions: u32,
 }
 
 /// Lowers function `idx` of the index, whose syntax is `ast`. Must run on the thread
@@ -229,6 +231,7 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
             owner_parts: HashMap::new(),
             borrowed_owners: std::collections::HashSet::new(),
             owner_copies: Vec::new(),
+            expansions: 0,
         }
     }
 

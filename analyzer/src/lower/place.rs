@@ -229,7 +229,7 @@ impl Lowerer<'_, '_, '_> {
     /// `dst` may now point to memory this function does not know: it is given a root of
     /// unknown origin beside the ones it had, so no release or use through it is taken
     /// for one of the old block.
-    fn points_elsewhere(&mut self, dst: ValueId, span: Span) {
+    pub(crate) fn points_elsewhere(&mut self, dst: ValueId, span: Span) {
         let name = self
             .val(dst)
             .name

@@ -88,7 +88,16 @@ pub enum Foreign {
 }
 
 /// The roles of the crate's foreign functions, by name.
-pub fn roles(fns: &[ForeignFn], aliases: &[String]) -> BTreeMap<String, Foreign> {
+///
+/// `allocators` are the crate's allocator structs, with the field holding their
+/// releasing function (`Allocator::free`): a function given a pointer to one and one
+/// out-parameter (`get_name(m, alloc, &mut out)`) makes what it stores there with that
+/// allocator, owed to its releasing function.
+pub fn roles(
+    fns: &[ForeignFn],
+    aliases: &[String],
+    allocators: &[(String, String)],
+) -> BTreeMap<String, Foreign> {
     let mut out = BTreeMap::new();
     let mut creates: BTreeMap<Vec<String>, Vec<(&str, Option<usize>)>> = BTreeMap::new();
     let mut releases: BTreeMap<Vec<String>, Vec<(&str, usize)>> = BTreeMap::new();
@@ -129,6 +138,20 @@ pub fn roles(fns: &[ForeignFn], aliases: &[String]) -> BTreeMap<String, Foreign>
             out.insert(f.name.clone(), Foreign::Release { arg });
             continue;
         }
+        let allocator = params.iter().zip(&f.params).find_map(|(_, p)| match p {
+            ForeignTy::PtrToNamed(n) => allocators.iter().find(|(a, _)| a == n),
+            _ => None,
+        });
+        if let (Some((ty, field)), Some(i)) = (allocator, out_param) {
+            out.insert(
+                f.name.clone(),
+                Foreign::Create {
+                    out: Some(i),
+                    release: format!("{ty}::{field}"),
+                },
+            );
+            continue;
+        }
         let words = words(&f.name);
         let verb = |verbs: &[&str]| -> Option<Vec<String>> {
             let at: Vec<usize> = (0..words.len())
@@ -161,6 +184,13 @@ pub fn roles(fns: &[ForeignFn], aliases: &[String]) -> BTreeMap<String, Foreign>
         }
     }
     out
+}
+
+/// Whether the words of `name` say it releases (`free`, `release_value`).
+pub fn names_a_release(name: &str) -> bool {
+    words(name)
+        .iter()
+        .any(|w| table::FOREIGN_RELEASE_VERBS.contains(&w.as_str()))
 }
 
 /// The lowercase words of an identifier: split at `_` and where a lowercase letter or a
@@ -222,7 +252,7 @@ mod tests {
             f("blob_free", vec![Ptr], Other),
             f("blob_release", vec![Ptr], Other),
         ];
-        let r = roles(&fns, &[]);
+        let r = roles(&fns, &[], &[]);
         assert_eq!(
             r.get("ltLayoutCreate"),
             Some(&Foreign::Create {
@@ -254,7 +284,7 @@ mod tests {
             ),
             f("streamDestroy", vec![Named("Stream".into())], Other),
         ];
-        let r = roles(&fns, &["Stream".to_string()]);
+        let r = roles(&fns, &["Stream".to_string()], &[]);
         assert_eq!(
             r.get("streamCreate"),
             Some(&Foreign::Create {

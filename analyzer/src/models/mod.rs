@@ -580,6 +580,11 @@ pub fn variant_holds_value(name: &str) -> Option<bool> {
 }
 
 /// Whether elements of type `name` are padded to a whole cache line.
+/// Whether method `name` gives back what its receiver holds (`unwrap`, `expect`).
+pub fn unwraps_option(name: &str) -> bool {
+    table::lookup(table::METHODS, name) == Some(Sem::Transparent)
+}
+
 /// Whether `name` holds one value or none (`Option`).
 pub fn is_optional_type(name: &str) -> bool {
     table::OPTIONAL_TYPES.contains(&name)

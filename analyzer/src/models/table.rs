@@ -452,6 +452,8 @@ pub const PATHS: &[(&str, Sem)] = &[
     ("from_raw_parts", Sem::FromRawParts),
     ("from_raw_parts_mut", Sem::FromRawParts),
     ("from_shape_ptr", Sem::FromShapePtr),
+    // A C string borrowed for reading: what `to_owned`/`to_str` make of it is a copy.
+    ("CStr::from_ptr", Sem::ViewOfArg(0)),
     ("NonNull::new", Sem::View(ViewKind::Whole)),
     ("NonNull::new_unchecked", Sem::View(ViewKind::Whole)),
     ("NonNull::from", Sem::RawPtr),

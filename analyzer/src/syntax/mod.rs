@@ -4,6 +4,7 @@
 pub mod cfg;
 pub mod int;
 pub mod item_macros;
+pub mod macro_rules;
 pub mod ty;
 
 use std::collections::HashSet;
