@@ -25,7 +25,8 @@ crate::declare_lint! {
     /// reassigned from two allocations is not reported), and a path that re-allocates
     /// in between (a loop that allocates and releases once per iteration) is not a
     /// second release. Dropping the box that `Box::from_raw` rebuilt is its one release;
-    /// pointers read out of a block (`Box::from_raw(*child)`) are other blocks.
+    /// pointers read out of a block (`Box::from_raw(*child)`) are other blocks, and so are
+    /// the elements of a list released one per iteration (`for m in meshes { free(m) }`).
     ///
     /// Two owners of one pointer are reported too, for a type whose `Drop` hands a raw
     /// pointer field (or `self`) to an unsafe call: `#[derive(Clone)]` on that type, and

@@ -83,6 +83,15 @@ impl Lowerer<'_, '_, '_> {
         if !deref || !self.val(slot).kind.is_memory() {
             return;
         }
+        let p = self.loaded_block(slot, span);
+        if let Some(a) = args.get_mut(i) {
+            a.value = p;
+        }
+    }
+
+    /// The pointer stored at `slot`, read from it: a block of unknown origin, another
+    /// than the one `slot` is in.
+    pub(crate) fn loaded_block(&mut self, slot: ValueId, span: Span) -> ValueId {
         let region = self.val(slot).view.clone();
         self.emit(
             Op::Read {
@@ -96,19 +105,27 @@ impl Lowerer<'_, '_, '_> {
             .name
             .clone()
             .unwrap_or_else(|| "pointer".into());
+        self.pointer_to_unknown_block(format!("*{name}"), 1, span)
+    }
+
+    /// A pointer loaded from memory, to a block of unknown origin named `name`.
+    pub(crate) fn pointer_to_unknown_block(
+        &mut self,
+        name: String,
+        elem: u32,
+        span: Span,
+    ) -> ValueId {
         let root = self.new_root(
-            format!("*{name}"),
+            name,
             RootOrigin::Unknown,
-            1,
+            elem,
             None,
             ReleasedBy::NotOwned,
             span,
         );
         let p = self.new_value(None, ValueKind::RawPtr(Some(root)), TyClass::RawPtr, span);
         self.emit(Op::Load { dst: p, root }, span);
-        if let Some(a) = args.get_mut(i) {
-            a.value = p;
-        }
+        p
     }
 
     pub(crate) fn mark_moved(&mut self, v: ValueId) {

@@ -165,6 +165,9 @@ impl Lowerer<'_, '_, '_> {
         let ty = if element { TyClass::Unknown } else { s.ty };
         let dst = self.new_value(None, kind, ty, span);
         self.val_mut(dst).view = view;
+        if element || self.elements.contains(&src) {
+            self.elements.insert(dst);
+        }
         if how == ViewOp::Whole {
             if let Some(t) = self.declared.get(&src).cloned() {
                 self.declared.insert(dst, t);

@@ -18,7 +18,7 @@ impl Lowerer<'_, '_, '_> {
             if !self.val(recv).kind.is_memory() {
                 if let Some(ty) = self.owned_result_of_methods(&inner.method.to_string()) {
                     let at = self.val(recv).span;
-                    recv = self.owner_of_buffers(&ty, at);
+                    recv = self.owned_value_of(&ty, at);
                 }
             }
         }

@@ -156,6 +156,11 @@ pub(crate) struct Lowerer<'c, 'x, 'a> {
     pub(crate) owner_copies: Vec<crate::ir::OwnerCopy>,
     /// How many of the crate's macro expansions are being lowered, nested.
     pub(crate) expansions: u32,
+    /// Values that are one element of a collection (`p` of `for p in ptrs`) or derived
+    /// from one: what releasing them releases is the element's own block.
+    pub(crate) elements: std::collections::HashSet<ValueId>,
+    /// The block each released element holds, read once per element value.
+    element_blocks: HashMap<ValueId, ValueId>,
 }
 
 /// Lowers function `idx` of the index, whose syntax is `ast`. Must run on the thread
@@ -232,6 +237,8 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
             borrowed_owners: std::collections::HashSet::new(),
             owner_copies: Vec::new(),
             expansions: 0,
+            elements: std::collections::HashSet::new(),
+            element_blocks: HashMap::new(),
         }
     }
 
@@ -352,6 +359,25 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
             self.truncated = true;
             return;
         }
+        // Releasing an element of a collection (`for p in ptrs { free(p) }`) releases
+        // the block that element holds or points to: another one for each element,
+        // not the collection.
+        let op = match op {
+            Op::Release { value, how } if self.elements.contains(&value) => {
+                let held = match self.element_blocks.get(&value) {
+                    Some(&held) => held,
+                    None => {
+                        let held = self.loaded_block(value, span);
+                        // `m` of `for m in meshes` is the handle released.
+                        self.val_mut(held).name = self.val(value).name.clone();
+                        self.element_blocks.insert(value, held);
+                        held
+                    }
+                };
+                Op::Release { value: held, how }
+            }
+            op => op,
+        };
         self.stmt_count += 1;
         match &op {
             // A drop on one exit leaves the owner alive on the other paths.
@@ -497,6 +523,9 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
         }
         if let Some(t) = self.declared.get(&v).cloned() {
             self.declared.insert(c, t);
+        }
+        if self.elements.contains(&v) {
+            self.elements.insert(c);
         }
         c
     }

@@ -92,16 +92,7 @@ impl Lowerer<'_, '_, '_> {
         part_span: Span,
         span: Span,
     ) -> ValueId {
-        let root = self.new_root(
-            ty.clone(),
-            RootOrigin::Alloc,
-            1,
-            None,
-            ReleasedBy::Drop,
-            span,
-        );
-        let copy = self.new_value(None, ValueKind::Root(root), TyClass::LocalStruct, span);
-        self.declared.insert(copy, ty.clone());
+        let copy = self.owned_value_of(&ty, span);
         self.owner_copies.push(OwnerCopy {
             source,
             source_borrowed: self.borrowed_owners.contains(&source),
@@ -137,9 +128,9 @@ impl Lowerer<'_, '_, '_> {
             .then(|| ty.to_string())
     }
 
-    /// A new value of crate struct `ty` that owns buffers, dropped with them at the
-    /// end of its scope.
-    pub(crate) fn owner_of_buffers(&mut self, ty: &str, span: Span) -> ValueId {
+    /// A new value of crate struct `ty` that owns what it holds (raw memory, buffers),
+    /// dropped with it at the end of its scope.
+    pub(crate) fn owned_value_of(&mut self, ty: &str, span: Span) -> ValueId {
         let root = self.new_root(
             ty.to_string(),
             RootOrigin::Alloc,

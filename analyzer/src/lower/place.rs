@@ -235,16 +235,8 @@ impl Lowerer<'_, '_, '_> {
             .name
             .clone()
             .unwrap_or_else(|| "pointer".into());
-        let root = self.new_root(
-            name,
-            RootOrigin::Unknown,
-            self.val(dst).view.as_ref().map_or(1, |v| v.elem_bytes),
-            None,
-            ReleasedBy::NotOwned,
-            span,
-        );
-        let other = self.new_value(None, ValueKind::RawPtr(Some(root)), TyClass::RawPtr, span);
-        self.emit(Op::Load { dst: other, root }, span);
+        let elem = self.val(dst).view.as_ref().map_or(1, |v| v.elem_bytes);
+        let other = self.pointer_to_unknown_block(name, elem, span);
         self.emit(Op::Assign { dst, src: other }, span);
     }
 
