@@ -125,6 +125,9 @@ CRATES = [
     # crate's `run_par!` / `iter_range_par!` macros.
     ("burn-ndarray", "0.21.0"),
     ("burn-ndarray", "0.22.0-pre.3"),
+    # corpus/memory/tch-jit-forward-ivalue-leak and tch-jit-tuple-elements-leak.
+    ("tch", "0.1.1"),
+    ("tch", "0.1.3"),
 ]
 
 # Crates checked with extra command-line arguments in crate mode.

@@ -693,7 +693,13 @@ impl ItemIndex {
                 Some((s.name.clone(), field.name.clone()))
             })
             .collect();
-        index.foreign = crate::models::foreign::roles(&foreign_fns, &pointer_aliases, &allocators);
+        let struct_names: Vec<String> = index.structs.iter().map(|s| s.name.clone()).collect();
+        index.foreign = crate::models::foreign::roles(
+            &foreign_fns,
+            &pointer_aliases,
+            &allocators,
+            &struct_names,
+        );
         index.estimate_struct_sizes();
         for (i, f) in index.fns.iter().enumerate() {
             index.by_path.entry(f.path()).or_default().push(i);

@@ -6,7 +6,10 @@ crate::declare_lint! {
     /// `Box::leak`, `mem::forget` or `ManuallyDrop` of a buffer, a call to a function
     /// annotated `#[tensor_lint::alloc]` such as a pool checkout, a handle made by a
     /// foreign `*Create`/`*_new` function whose `*Destroy`/`*_free` partner the crate
-    /// declares, directly or through a wrapper that returns it) along every path of the
+    /// declares, or a foreign function returning `*mut T` when the crate declares one
+    /// releasing function of `*mut T`, or one storing through an out-parameter with an
+    /// allocator struct it is given, directly or through a wrapper that returns it, and
+    /// a list of such handles collected from `map`) along every path of the
     /// function, and reports a path that reaches the function's exit with the memory
     /// neither released nor handed on (returned, stored into something that owns it,
     /// passed to a function that takes ownership). Early `return`, `?`, `break` and
@@ -547,6 +550,15 @@ fn diagnostic(f: &FnIr, pt: &PointsTo, body: BodyId, ob: &Obligation, end: PathE
         (None, Some(ReleasedBy::Dealloc)) => format!(
             "call `std::alloc::dealloc` on {what} {before}, or hold it in a guard type whose `Drop` deallocates it"
         ),
+        // A list of handles (`xs.iter().map(make).collect()`): each element is owed.
+        (None, Some(ReleasedBy::Function(_)))
+            if f.values.iter().any(|v| {
+                v.kind == ValueKind::Root(ob.root) && v.ty == TyClass::Vec
+            }) =>
+        {
+            let func = free_fn.map_or_else(|| "its release".to_string(), |f| format!("`{f}`"));
+            format!("call {func} on each handle in {what} {before}")
+        }
         (None, _) => match free_fn {
             Some(func) => format!(
                 "call `{func}` on {what} {before}, or hold it in a guard type whose `Drop` gives it back"

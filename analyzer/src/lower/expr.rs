@@ -92,7 +92,9 @@ impl Lowerer<'_, '_, '_> {
                     // `for x in v` consumes `v`.
                     self.mark_moved(iter);
                 }
-                self.loop_of(label, None, Some(&f.pat), Some(iter), &f.body, span)
+                let out = self.loop_of(label, None, Some(&f.pat), Some(iter), &f.body, span);
+                self.released_per_element(iter, span);
+                out
             }
             syn::Expr::Break(b) => self.break_expr(b, span),
             syn::Expr::Continue(c) => self.continue_expr(c, span),

@@ -22,7 +22,22 @@ impl Lowerer<'_, '_, '_> {
                 }
             }
         }
+        if models::collects(&method) {
+            if let Some(v) = self.collected_handles(recv, span) {
+                return v;
+            }
+        }
+        let mark = self.stmt_mark();
         let v = self.method_call_on(m, recv, &method, span);
+        if method == "map" && m.args.len() == 1 {
+            // The closure the adapter called, or the function it names.
+            let closure = self.closure_called_since(mark);
+            let path = match &m.args[0] {
+                syn::Expr::Path(p) => Some(&p.path),
+                _ => None,
+            };
+            self.note_owed_items(v, closure, path);
+        }
         // `self.row_stride()`: a getter of the crate (every method of that name takes
         // `&self` and nothing else) called on `self` gives one number per call of the
         // method, named by the call, so two offsets built from it can be compared.

@@ -161,6 +161,11 @@ pub(crate) struct Lowerer<'c, 'x, 'a> {
     pub(crate) elements: std::collections::HashSet<ValueId>,
     /// The block each released element holds, read once per element value.
     element_blocks: HashMap<ValueId, ValueId>,
+    /// Collections an element of which was released, and how.
+    released_elements: HashMap<crate::ir::RootId, crate::ir::ReleaseKind>,
+    /// Iterators whose items are handles the caller must release (`xs.iter().map(to_raw)`
+    /// of an allocating `to_raw`), with how they are released.
+    pub(crate) owed_items: HashMap<ValueId, ReleasedBy>,
 }
 
 /// Lowers function `idx` of the index, whose syntax is `ast`. Must run on the thread
@@ -239,6 +244,8 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
             expansions: 0,
             elements: std::collections::HashSet::new(),
             element_blocks: HashMap::new(),
+            released_elements: HashMap::new(),
+            owed_items: HashMap::new(),
         }
     }
 
@@ -364,6 +371,9 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
         // not the collection.
         let op = match op {
             Op::Release { value, how } if self.elements.contains(&value) => {
+                if let Some(r) = self.val(value).kind.root() {
+                    self.released_elements.insert(r, how.clone());
+                }
                 let held = match self.element_blocks.get(&value) {
                     Some(&held) => held,
                     None => {

@@ -5,7 +5,7 @@
 //! built from such a copy is recorded as an [`OwnerCopy`](crate::ir::OwnerCopy). (A
 //! derived `Clone` of a raw owner is a fault of the type itself, reported at the derive.)
 
-use crate::ir::{OwnerCopy, ReleasedBy, RootOrigin, TyClass, ValueId, ValueKind};
+use crate::ir::{Op, OwnerCopy, ReleasedBy, RootOrigin, TyClass, ValueId, ValueKind};
 use crate::source::Span;
 
 use super::Lowerer;
@@ -142,5 +142,106 @@ impl Lowerer<'_, '_, '_> {
         let v = self.new_value(None, ValueKind::Root(root), TyClass::LocalStruct, span);
         self.declared.insert(v, ty.to_string());
         v
+    }
+
+    /// After `for h in handles { release(h) }` over a collection of owed handles: the
+    /// loop released each of them, so the collection's duty is done.
+    pub(crate) fn released_per_element(&mut self, iter: ValueId, span: Span) {
+        let Some(root) = self
+            .root_of(iter)
+            .filter(|r| r.origin == RootOrigin::Alloc && r.released_by.is_owed())
+            .map(|r| r.id)
+        else {
+            return;
+        };
+        if let Some(how) = self.released_elements.remove(&root) {
+            if self.is_live() {
+                self.emit(Op::Release { value: iter, how }, span);
+            }
+        }
+    }
+
+    /// `xs.iter().map(f)` where `f` (a closure lowered as body `closure`, or the crate
+    /// function written as `path`) returns a handle the caller must release: the
+    /// iterator's items are owed.
+    pub(crate) fn note_owed_items(
+        &mut self,
+        out: ValueId,
+        closure: Option<crate::ir::BodyId>,
+        path: Option<&syn::Path>,
+    ) {
+        let from_closure = closure.and_then(|b| {
+            self.bodies
+                .get(b.0 as usize)?
+                .blocks
+                .iter()
+                .find_map(|blk| match &blk.term {
+                    crate::ir::Terminator::Return { value: Some(v), .. } => self
+                        .root_of(*v)
+                        .filter(|r| r.origin == RootOrigin::Alloc && r.released_by.is_owed())
+                        .map(|r| r.released_by.clone()),
+                    _ => None,
+                })
+        });
+        let from_fn = path.and_then(|p| {
+            let segs: Vec<String> = p.segments.iter().map(|s| s.ident.to_string()).collect();
+            let crate::index::Resolved::Local(idx) =
+                self.ctx
+                    .index
+                    .resolve_path(&self.item.module, self.item.self_ty.as_deref(), &segs)
+            else {
+                return None;
+            };
+            // The adapter calls it: an edge of the call graph, so a recursive function
+            // is lowered again once its own summary is known.
+            self.callees.push(crate::ir::FnId(idx as u32));
+            match &self.ctx.summaries.get(idx)?.as_ref()?.returns {
+                crate::summary::ReturnSummary::Alloc(rb) if rb.is_owed() => Some(rb.clone()),
+                _ => None,
+            }
+        });
+        // Handles owed to a releasing function (a C API's `*_free`), not boxes handed out
+        // with `Box::into_raw`, which are usually stored in a structure that owns them.
+        if let Some(rb @ ReleasedBy::Function(_)) = from_closure.or(from_fn) {
+            self.owed_items.insert(out, rb);
+        }
+    }
+
+    /// `.collect()` of owed items: a new collection of handles, each owed, held from
+    /// its first use (a `collect` into `Result` that fails makes none).
+    pub(crate) fn collected_handles(&mut self, recv: ValueId, span: Span) -> Option<ValueId> {
+        let rb = self.owed_items.get(&recv)?.clone();
+        let v = self.alloc_value("collect".into(), 8, None, rb, TyClass::Vec, span);
+        if let Some(r) = self.val(v).kind.root().and_then(|r| self.root_mut(r)) {
+            r.held_from_use = true;
+        }
+        Some(v)
+    }
+
+    /// Where the next statement of the current block goes.
+    pub(crate) fn stmt_mark(&self) -> (usize, crate::ir::BlockId, usize) {
+        let len = self.bodies[self.cur_body]
+            .blocks
+            .get(self.cur_block.0 as usize)
+            .map_or(0, |b| b.stmts.len());
+        (self.cur_body, self.cur_block, len)
+    }
+
+    /// The closure called by a statement emitted in the current block since `mark`.
+    pub(crate) fn closure_called_since(
+        &self,
+        (body, block, len): (usize, crate::ir::BlockId, usize),
+    ) -> Option<crate::ir::BodyId> {
+        if (body, block) != (self.cur_body, self.cur_block) {
+            return None;
+        }
+        let stmts = &self.bodies[body].blocks.get(block.0 as usize)?.stmts;
+        stmts.get(len..)?.iter().find_map(|s| match &s.op {
+            Op::Call {
+                callee: crate::ir::Callee::Closure(b),
+                ..
+            } => Some(*b),
+            _ => None,
+        })
     }
 }

@@ -8,7 +8,12 @@
 //! [`table::FOREIGN_RELEASE_VERBS`]) taken out, must be the same. Both functions must be
 //! declared by the crate, so a lone `*_new` never makes a handle owed. Annotations on the
 //! declarations (`#[tensor_lint::alloc]`, `#[tensor_lint::free(p)]`) say the same thing
-//! by hand, and configuration rows say it for functions of other crates.
+//! by hand, and configuration rows say it for functions of other crates. Two more rules
+//! pair what names leave alone: the type pointed to (one releasing function of `*mut T`
+//! for a crate struct `T` makes every other function returning `*mut T` a maker, unless
+//! it is given a `T` or looks one up), and an allocator passed in (a function given a
+//! crate struct with a releasing function-pointer field, such as `Allocator { free }`,
+//! and one out-parameter, stores there what that allocator must free).
 
 use std::collections::BTreeMap;
 
@@ -97,6 +102,7 @@ pub fn roles(
     fns: &[ForeignFn],
     aliases: &[String],
     allocators: &[(String, String)],
+    structs: &[String],
 ) -> BTreeMap<String, Foreign> {
     let mut out = BTreeMap::new();
     let mut creates: BTreeMap<Vec<String>, Vec<(&str, Option<usize>)>> = BTreeMap::new();
@@ -183,7 +189,63 @@ pub fn roles(
             });
         }
     }
+    by_pointee_type(fns, aliases, structs, &mut out);
     out
+}
+
+/// Pairs found by the type the handle points to, for functions the names leave alone:
+/// when the crate declares exactly one releasing function of `*mut T` (`rv_free(v: *mut
+/// RawValue)`), a function returning `*mut T` (`rv_from_int`, `rv_tuple`) makes a `T`
+/// owed to it, unless it is also given a `T` (it may hand out part of it) or its name
+/// says it only looks one up ([`table::FOREIGN_LOOKUP_WORDS`]). `T` must be one of the
+/// crate's own (opaque) structs, in `structs`: `c_void` or `u8` say nothing of what
+/// is pointed to.
+fn by_pointee_type(
+    fns: &[ForeignFn],
+    aliases: &[String],
+    structs: &[String],
+    out: &mut BTreeMap<String, Foreign>,
+) {
+    let pointee = |t: &ForeignTy| match t {
+        ForeignTy::PtrToNamed(n) if !aliases.contains(n) && structs.contains(n) => Some(n.clone()),
+        _ => None,
+    };
+    let mut releases: BTreeMap<String, Vec<(&str, usize)>> = BTreeMap::new();
+    for f in fns.iter().filter(|f| names_a_release(&f.name)) {
+        if let Some((i, ty)) = f
+            .params
+            .iter()
+            .enumerate()
+            .find_map(|(i, p)| Some((i, pointee(p)?)))
+        {
+            releases.entry(ty).or_default().push((&f.name, i));
+        }
+    }
+    for f in fns {
+        if out.contains_key(&f.name) || names_a_release(&f.name) {
+            continue;
+        }
+        let Some(ty) = pointee(&f.ret) else { continue };
+        let Some([(release, arg)]) = releases.get(&ty).map(Vec::as_slice) else {
+            continue;
+        };
+        let given_one = f.params.iter().any(|p| pointee(p).as_ref() == Some(&ty));
+        let lookup = words(&f.name)
+            .iter()
+            .any(|w| table::FOREIGN_LOOKUP_WORDS.contains(&w.as_str()));
+        if given_one || lookup {
+            continue;
+        }
+        out.entry(release.to_string())
+            .or_insert(Foreign::Release { arg: *arg });
+        out.insert(
+            f.name.clone(),
+            Foreign::Create {
+                out: None,
+                release: release.to_string(),
+            },
+        );
+    }
 }
 
 /// Whether the words of `name` say it releases (`free`, `release_value`).
@@ -252,7 +314,7 @@ mod tests {
             f("blob_free", vec![Ptr], Other),
             f("blob_release", vec![Ptr], Other),
         ];
-        let r = roles(&fns, &[], &[]);
+        let r = roles(&fns, &[], &[], &[]);
         assert_eq!(
             r.get("ltLayoutCreate"),
             Some(&Foreign::Create {
@@ -284,7 +346,7 @@ mod tests {
             ),
             f("streamDestroy", vec![Named("Stream".into())], Other),
         ];
-        let r = roles(&fns, &["Stream".to_string()], &[]);
+        let r = roles(&fns, &["Stream".to_string()], &[], &[]);
         assert_eq!(
             r.get("streamCreate"),
             Some(&Foreign::Create {
@@ -293,5 +355,53 @@ mod tests {
             })
         );
         assert_eq!(r.get("streamDestroy"), Some(&Foreign::Release { arg: 0 }));
+    }
+
+    #[test]
+    fn one_release_of_a_crate_type_pairs_the_functions_returning_it() {
+        use ForeignTy::*;
+        let value = || PtrToNamed("RawValue".into());
+        let fns = vec![
+            f("rv_from_int", vec![Other], value()),
+            f("rv_tuple", vec![PtrToPtr, Other], value()),
+            f("rv_free", vec![value()], Other),
+            f("rv_get_field", vec![PtrToPtr, Other], value()),
+            f("rv_child", vec![value(), Other], value()),
+            f("buf_from_len", vec![Other], PtrToNamed("c_void".into())),
+            f("buf_free", vec![PtrToNamed("c_void".into())], Other),
+        ];
+        let r = roles(&fns, &[], &[], &["RawValue".to_string()]);
+        let made = |release: &str| {
+            Some(Foreign::Create {
+                out: None,
+                release: release.into(),
+            })
+        };
+        assert_eq!(r.get("rv_from_int"), made("rv_free").as_ref());
+        assert_eq!(r.get("rv_tuple"), made("rv_free").as_ref());
+        assert_eq!(r.get("rv_free"), Some(&Foreign::Release { arg: 0 }));
+        // A lookup, and a function given a value of the type, hand out borrowed ones.
+        assert_eq!(r.get("rv_get_field"), None);
+        assert_eq!(r.get("rv_child"), None);
+        // `c_void` is no type of the crate's: it says nothing.
+        assert_eq!(r.get("buf_from_len"), None);
+    }
+
+    #[test]
+    fn an_allocator_argument_makes_the_out_parameter_owed_to_its_free() {
+        use ForeignTy::*;
+        let fns = vec![f(
+            "meta_description",
+            vec![Ptr, PtrToNamed("Allocator".into()), PtrToPtr],
+            Other,
+        )];
+        let r = roles(&fns, &[], &[("Allocator".into(), "free".into())], &[]);
+        assert_eq!(
+            r.get("meta_description"),
+            Some(&Foreign::Create {
+                out: Some(2),
+                release: "Allocator::free".into()
+            })
+        );
     }
 }

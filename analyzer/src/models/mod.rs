@@ -585,6 +585,11 @@ pub fn unwraps_option(name: &str) -> bool {
     table::lookup(table::METHODS, name) == Some(Sem::Transparent)
 }
 
+/// Whether iterator method `name` gathers the items into a collection (`collect`).
+pub fn collects(name: &str) -> bool {
+    table::COLLECTING_METHODS.contains(&name)
+}
+
 /// Whether `name` holds one value or none (`Option`).
 pub fn is_optional_type(name: &str) -> bool {
     table::OPTIONAL_TYPES.contains(&name)

@@ -609,6 +609,9 @@ pub const SYNCHRONISED_TYPES: &[Name] = &[
 /// a number field.
 pub const CELL_TYPES: &[&str] = &["Cell", "UnsafeCell", "SyncUnsafeCell"];
 
+/// Iterator methods that gather the items into a new collection.
+pub const COLLECTING_METHODS: &[&str] = &["collect", "collect_vec"];
+
 /// Types that hold one value or none (`Option<*mut Node>`): a field of such a type
 /// holding a pointer is a pointer, or nothing.
 pub const OPTIONAL_TYPES: &[&str] = &["Option"];
@@ -786,6 +789,12 @@ pub const THREAD_COUNT_CALLS: &[&str] = &[
 /// `cuMemAlloc`), paired by the rest of the name with one of
 /// [`FOREIGN_RELEASE_VERBS`] (see [`super::foreign`]).
 pub const FOREIGN_CREATE_VERBS: &[&str] = &["create", "new", "alloc", "allocate", "malloc"];
+
+/// Words that name a foreign function finding a handle that something else owns
+/// (`graph_get_node`, `ctx_current_stream`): its result is borrowed.
+pub const FOREIGN_LOOKUP_WORDS: &[&str] = &[
+    "get", "borrow", "peek", "view", "find", "lookup", "current", "default", "global",
+];
 
 /// Words that name a foreign function releasing a handle.
 pub const FOREIGN_RELEASE_VERBS: &[&str] = &[
