@@ -627,7 +627,7 @@ pub struct ItemIndex {
     pub extern_fns: std::collections::BTreeSet<String>,
     /// What the foreign functions that make and release handles do, by name.
     /// The crate's `macro_rules!` definitions by name ([`ItemIndex::macro_rules`]).
-    macros: HashMap<String, String>,
+    macros: HashMap<String, Option<String>>,
     pub foreign: std::collections::BTreeMap<String, Foreign>,
 }
 
@@ -673,8 +673,15 @@ impl ItemIndex {
             }
             index.errors.extend(part.errors);
             for (name, rules) in part.macros {
-                // Textual scoping is not followed: the first definition of a name wins.
-                index.macros.entry(name).or_insert(rules);
+                // Textual scoping is not followed. Two different definitions of one name
+                // (under `#[cfg]`s this run cannot decide) leave it unexpanded.
+                let entry = index
+                    .macros
+                    .entry(name)
+                    .or_insert_with(|| Some(rules.clone()));
+                if entry.as_deref() != Some(rules.as_str()) {
+                    *entry = None;
+                }
             }
             foreign_fns.extend(part.extern_fns);
             pointer_aliases.extend(part.pointer_aliases);
@@ -798,9 +805,10 @@ impl ItemIndex {
         self.fns.get(idx)
     }
 
-    /// The rules of the crate's `macro_rules!` macro `name`, as text.
+    /// The rules of the crate's `macro_rules!` macro `name`, as text; `None` also when
+    /// the crate defines it twice, differently.
     pub fn macro_rules(&self, name: &str) -> Option<&str> {
-        self.macros.get(name).map(String::as_str)
+        self.macros.get(name)?.as_deref()
     }
 
     pub fn struct_named(&self, name: &str) -> Option<&StructItem> {
@@ -1232,6 +1240,23 @@ mod tests {
                 })
                 .collect(),
         }
+    }
+
+    #[test]
+    fn a_macro_defined_twice_differently_is_not_expanded() {
+        let k = krate(&[
+            (
+                &[],
+                "macro_rules! once { ($e:expr) => { $e }; }
+                 #[cfg(feature = \"a\")] macro_rules! two { ($e:expr) => { $e }; }
+                 #[cfg(not(feature = \"a\"))] macro_rules! two { ($e:expr) => { () }; }",
+            ),
+            (&["m"], "macro_rules! once { ($e:expr) => { $e }; }"),
+        ]);
+        let (idx, _) = ItemIndex::build(&k);
+        assert!(idx.macro_rules("once").is_some());
+        assert!(idx.macro_rules("two").is_none());
+        assert!(idx.macro_rules("three").is_none());
     }
 
     #[test]
