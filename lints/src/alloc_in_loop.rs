@@ -15,8 +15,9 @@ crate::declare_lint! {
     /// Inside functions annotated `#[tensor_lint::kernel]`, reports a tensor (an
     /// ndarray array, a PyTorch-style tensor or a `Vec` buffer) allocated by a
     /// constructor or a copy (`zeros`, `from_elem`, `Tensor::zeros`, `to_owned`,
-    /// `clone`, `Vec::with_capacity`) in the body of a loop, when its size is known
-    /// and does not depend on the iteration: it is built from the kernel's parameters
+    /// `clone`, `Vec::with_capacity`, candle's `to_vec1` and `contiguous`) in the body
+    /// of a loop, when its size is known and does not depend on the iteration (a copy
+    /// of a tensor parameter has that parameter's size): it is built from the kernel's parameters
     /// and constants only, not from the loop variable or a value that changes in the
     /// loop. A buffer that leaves the iteration (pushed into a collection, returned,
     /// passed on by value) is not reported: each iteration needs its own. Functions
@@ -61,6 +62,10 @@ const COPIES: &[&str] = &[
     "into_owned",
     "copy",
     "deep_clone",
+    "contiguous",
+    "to_vec1",
+    "to_vec2",
+    "to_vec3",
 ];
 
 fn check(cx: &LintContext<'_>, out: &mut Vec<LintFinding>) {
@@ -202,7 +207,22 @@ fn finding(
         Some(n) => format!("{n} elements"),
         None => format!("`{size}` elements"),
     };
+    // A copy of a tensor parameter: a library without an in-place copy (candle's
+    // `to_vec1`, `contiguous`) can only make it once.
+    let copy_of_param = r.producer.is_some()
+        && size
+            .symbols()
+            .iter()
+            .any(|s| tensor_lint_analyzer::models::is_tensor_size_symbol(s));
     let (kind, help, loop_at) = match around {
+        Around::Serial(..) if copy_of_param => (
+            "this loop",
+            format!("make {what} once before the loop: it copies the same tensor on every iteration"),
+            match around {
+                Around::Serial(body, k) => loop_span(body, k),
+                Around::Parallel(task) => Some(task),
+            },
+        ),
         Around::Serial(body, k) => (
             "this loop",
             format!("allocate {what} once before the loop and reset it in the loop (`fill`, `assign`, `zero_`), or take it from a pool"),

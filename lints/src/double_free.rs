@@ -133,7 +133,10 @@ pub(crate) fn release_sites(f: &FnIr, pt: &PointsTo, body: BodyId) -> Vec<Releas
 /// Drops the compiler inserts or checks: two of them cannot release one owner twice
 /// in code that compiles, so such a pair is the analyzer's imprecision, not a bug.
 pub(crate) fn is_raii(how: &ReleaseKind) -> bool {
-    matches!(how, ReleaseKind::Drop | ReleaseKind::ScopeEnd)
+    matches!(
+        how,
+        ReleaseKind::Drop | ReleaseKind::ScopeEnd | ReleaseKind::ClosureEnd
+    )
 }
 
 fn check(cx: &LintContext<'_>, out: &mut Vec<LintFinding>) {
@@ -358,6 +361,9 @@ pub(crate) fn release_text(how: &ReleaseKind) -> String {
         ReleaseKind::BoxFromRaw => "taken back by a box that frees it".into(),
         ReleaseKind::Function(name) => format!("given back with `{name}`"),
         ReleaseKind::ScopeEnd => "dropped at the end of its scope".into(),
+        ReleaseKind::ClosureEnd => {
+            "moved into the closure, which drops it when it returns".into()
+        }
     }
 }
 

@@ -234,7 +234,10 @@ fn release_before_return(
         .flat_map(|k| &k.stmts)
         .find_map(|s| match &s.op {
             Op::Release { value, how }
-                if !matches!(how, ReleaseKind::ScopeEnd | ReleaseKind::Drop)
+                if !matches!(
+                    how,
+                    ReleaseKind::ScopeEnd | ReleaseKind::Drop | ReleaseKind::ClosureEnd
+                )
                     && pt.roots(*value) == [ob.root]
                     && memory_name(f, pt, *value, ob.root).as_deref() == Some(name.as_str()) =>
             {

@@ -18,7 +18,9 @@ crate::declare_lint! {
     /// - neither the input nor any alias of it is used after the op (dropping it at the
     ///   end of its scope does not count);
     /// - the result has the input's shape: element-wise unary ops, and binary
-    ///   operators whose other operand is a scalar or has the same known shape.
+    ///   operators whose other operand is a scalar or has the same known shape;
+    /// - the library has an in-place form of the op (candle's tensors have none: a
+    ///   module whose `Tensor` is candle's is not reported).
     ///
     /// The fix is offered as an edit: `mapv` becomes `mapv_into_any` (it returns what
     /// `mapv` returns, and reuses the buffer when the closure keeps the element type;

@@ -18,10 +18,11 @@ use crate::diagnostic::{Diagnostic, Label, Severity};
 crate::declare_lint! {
     /// ### What it does
     /// Reports an in-place operation (`relu_`, `add_`, `mapv_inplace`, `zip_mut_with`,
-    /// `scaled_add`, compound assignment, a function annotated
-    /// `#[tensor_lint::inplace(ARG)]`) in four cases, each with its own message, and
-    /// references that alias (below). Whole
-    /// overwrites (`assign`, `copy_from_slice`, tch's `copy_`, `fill_`, `zero_`) are
+    /// `scaled_add`, compound assignment, candle's `inplace_op1/2/3`, a function
+    /// annotated `#[tensor_lint::inplace(ARG)]`) in four cases, each with its own
+    /// message, and references that alias (below). Whole overwrites (`assign`,
+    /// `copy_from_slice`, tch's `copy_`, `fill_`, `zero_`, and candle's
+    /// `slice_set`, which writes the part of the receiver its source covers) are
     /// checked for overlap, and on tensors for autograd, too.
     /// - **the old value is still needed**: after the op, a read goes through a name
     ///   that existed before it and that the op did not hand back. Those names are

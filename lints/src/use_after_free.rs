@@ -7,8 +7,11 @@ crate::declare_lint! {
     /// built with `from_shape_ptr`, a slice from `from_raw_parts`, a copy kept in a
     /// struct field, a closure that captured it and is called later). The release is
     /// shown beside it. Releases include a foreign handle's destroying partner
-    /// (`TF_DeleteGraph`) and a callee that takes an owner by value and returns a view
-    /// into it: the owner is dropped when the callee returns.
+    /// (`TF_DeleteGraph`), a callee that takes an owner by value and returns a view
+    /// into it (the owner is dropped when the callee returns), and a closure that
+    /// takes owners by value (`strings.into_iter().map(..)`, `Option::map`) and
+    /// returns pointers into them: each is dropped when the closure returns, so the
+    /// list of pointers collected from it dangles.
     ///
     /// ### Why is this bad
     /// Released memory belongs to the allocator or the pool again. Reading it returns
@@ -284,7 +287,15 @@ fn diagnostic(
     // `let p = vec![..].as_ptr();` drops the vector when the statement ends.
     let temporary = release.how == ReleaseKind::ScopeEnd
         && matches!(f.value(release.value).kind, ValueKind::RawPtr(_));
-    let released = if temporary {
+    let into_closure = release.how == ReleaseKind::ClosureEnd;
+    let released = if into_closure {
+        format!(
+            "{} is moved into this closure, which drops it when it returns: the pointers it makes dangle",
+            released_name
+                .as_ref()
+                .map_or_else(|| "the value".to_string(), |n| format!("`{n}`"))
+        )
+    } else if temporary {
         "this temporary is dropped at the end of the statement, and the pointer into it dangles"
             .to_string()
     } else {
@@ -308,6 +319,11 @@ fn diagnostic(
         if u != r {
             d = d.with_note(format!("`{u}` points into the memory of `{r}`"));
         }
+    }
+    if into_closure {
+        return d.with_help(
+            "map over references (`.iter()`, `.as_ref().map(..)`) so that the values outlive the pointers made from them",
+        );
     }
     if temporary {
         return d.with_help(

@@ -425,6 +425,7 @@ fn op_text(ir: &CrateIr, f: &FnIr, op: &Op) -> String {
                 ReleaseKind::BoxFromRaw => "Box::from_raw".into(),
                 ReleaseKind::Function(name) => format!("`{name}`"),
                 ReleaseKind::ScopeEnd => "scope end".into(),
+                ReleaseKind::ClosureEnd => "the end of the closure it was moved into".into(),
             };
             format!("release {} by {how}", n(value))
         }

@@ -252,6 +252,9 @@ pub enum ReleaseKind {
     /// The owning binding goes out of scope (RAII drop at the closing brace), for
     /// bindings that were not moved anywhere in the scope.
     ScopeEnd,
+    /// Moved into the closure of an adapter (`xs.into_iter().map(f)`, `opt.map(f)`),
+    /// which drops it when it returns.
+    ClosureEnd,
 }
 
 /// How a view was derived from its source.

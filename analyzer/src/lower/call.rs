@@ -201,7 +201,9 @@ impl Lowerer<'_, '_, '_> {
                         && args.iter().any(|a| {
                             matches!(
                                 self.val(a.value).kind,
-                                ValueKind::Root(_) | ValueKind::RawPtr(Some(_))
+                                ValueKind::Root(_)
+                                    | ValueKind::View(_)
+                                    | ValueKind::RawPtr(Some(_))
                             )
                         });
                     let values: Vec<ValueId> = args.iter().map(|a| a.value).collect();

@@ -119,6 +119,41 @@ impl Lowerer<'_, '_, '_> {
         v
     }
 
+    /// The size of a tensor parameter of unknown rank, as one symbol of its name: a
+    /// copy of it has that many elements, whatever its shape, and the same number on
+    /// every iteration of a loop.
+    fn tensor_param_size(&self, v: ValueId) -> Option<Expr> {
+        let val = self.val(v);
+        let param = self.bodies.first().is_some_and(|b| b.params.contains(&v));
+        let name = val.name.as_ref()?;
+        (param && val.ty == TyClass::Tensor && !val.reassigned && is_plain_name(name))
+            .then(|| Expr::sym(&models::tensor_size_symbol(name)))
+    }
+
+    /// Sets the size of the allocation that made `v`, the last one emitted.
+    fn set_alloc_size(&mut self, v: ValueId, count: Expr) {
+        let Some(block) = self.bodies[self.cur_body]
+            .blocks
+            .get_mut(self.cur_block.0 as usize)
+        else {
+            return;
+        };
+        if let Some(Op::Alloc { dst, size, .. }) = block.stmts.last_mut().map(|s| &mut s.op) {
+            if *dst == v {
+                *size = Some(count);
+            }
+        }
+    }
+
+    /// Whether `Tensor` in this function's module is the type of a library whose
+    /// tensors have no in-place ops (candle).
+    fn tensors_are_immutable(&self) -> bool {
+        let tensor = [models::TENSOR_TYPE.to_string()];
+        let path = self.ctx.index.expand_path(&self.item.module, &tensor);
+        path.first()
+            .is_some_and(|krate| models::has_immutable_tensors(krate))
+    }
+
     /// Records which op computed the memory `v` owns (see [`crate::ir::Producer`]).
     pub(crate) fn set_producer(
         &mut self,
@@ -131,12 +166,16 @@ impl Lowerer<'_, '_, '_> {
         let Some(root) = self.val(v).kind.root() else {
             return;
         };
+        // candle's tensors are immutable but for custom ops: no op has an in-place form.
+        let immutable = self.val(v).ty == TyClass::Tensor && self.tensors_are_immutable();
         let producer = crate::ir::Producer {
             op: op.to_string(),
             inputs,
             op_span,
             lhs_ref,
-            inplace_form: models::inplace_form(op).map(str::to_string),
+            inplace_form: models::inplace_form(op)
+                .filter(|_| !immutable)
+                .map(str::to_string),
             saves_output: models::saves_output(op),
         };
         if let Some(r) = self.root_mut(root) {
@@ -235,14 +274,26 @@ impl Lowerer<'_, '_, '_> {
                     );
                 }
                 let ty = if ty == TyClass::Unknown { path_ty } else { ty };
-                self.alloc_value(
+                // A copy of a tensor parameter of unknown rank: its element count is
+                // known as a symbol, its shape is not.
+                let count = match ctor {
+                    Ctor::Like(n) if shape.is_none() => {
+                        all.get(n).and_then(|a| self.tensor_param_size(a.value))
+                    }
+                    _ => None,
+                };
+                let v = self.alloc_value(
                     name.to_string(),
                     elem.unwrap_or(bytes),
                     shape,
                     ReleasedBy::Drop,
                     ty,
                     span,
-                )
+                );
+                if let Some(count) = count {
+                    self.set_alloc_size(v, count);
+                }
+                v
             }
             // Written as a method call, the out-parameter's place is not at hand here:
             // nothing is known to be made.
@@ -446,6 +497,41 @@ impl Lowerer<'_, '_, '_> {
                         span,
                     );
                 }
+                self.unknown(span)
+            }
+            Sem::SliceSet => {
+                let (Some(dst), Some(src)) = (mem(self, nth(0)), mem(self, nth(1))) else {
+                    return self.unknown(span);
+                };
+                let int = |l: &Self, k: usize| nth(k).and_then(|v| l.val(v).int.clone());
+                let axis = int(self, 2)
+                    .and_then(|e| e.as_const())
+                    .and_then(|c| usize::try_from(c).ok());
+                let len = axis.and_then(|a| {
+                    let view = self.val(src).view.as_ref()?;
+                    view.shape().get(a).cloned()
+                });
+                let how = match (axis, int(self, 3), len) {
+                    (Some(axis), Some(start), Some(len)) => {
+                        slice_on_axis(axis, Some(start.clone()), Some(&start + &len), Expr::int(1))
+                    }
+                    _ => ViewOp::Opaque(name.to_string()),
+                };
+                let part = self.derive_view(dst, how, span);
+                self.emit(
+                    Op::Read {
+                        value: src,
+                        region: None,
+                    },
+                    span,
+                );
+                self.emit(
+                    Op::Write {
+                        value: part,
+                        region: None,
+                    },
+                    span,
+                );
                 self.unknown(span)
             }
             Sem::ReadArg(n) | Sem::WriteArg(n) => {

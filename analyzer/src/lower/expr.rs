@@ -101,7 +101,8 @@ impl Lowerer<'_, '_, '_> {
             syn::Expr::Return(r) => self.return_expr(r, span),
             syn::Expr::Try(t) => self.try_expr(t),
             syn::Expr::Closure(c) => {
-                let body = self.closure_body(c, &[]);
+                let item: Vec<ValueId> = self.pending_item.take().into_iter().collect();
+                let body = self.closure_body(c, &item);
                 self.new_value(None, ValueKind::Closure(body), TyClass::Unknown, span)
             }
             syn::Expr::Call(c) => self.call(c, span),

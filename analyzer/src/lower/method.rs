@@ -26,10 +26,25 @@ impl Lowerer<'_, '_, '_> {
             if let Some(v) = self.collected_handles(recv, span) {
                 return v;
             }
+            if self.pointer_lists.contains_key(&recv) {
+                return recv;
+            }
         }
         let mark = self.stmt_mark();
+        let mapping = models::maps_items(&method) && m.args.len() == 1;
+        if mapping {
+            self.bind_mapped_item(m, recv, span);
+        }
         let v = self.method_call_on(m, recv, &method, span);
-        if method == "map" && m.args.len() == 1 {
+        self.pending_item = None;
+        if mapping {
+            let passing = self.item_passing(&m.receiver, recv);
+            let closure = self.closure_called_since(mark);
+            if let Some(list) = self.mapped_pointers(recv, closure, passing, span) {
+                return list;
+            }
+        }
+        if mapping {
             // The closure the adapter called, or the function it names.
             let closure = self.closure_called_since(mark);
             let path = match &m.args[0] {

@@ -12,6 +12,7 @@ mod control;
 mod effects;
 mod expr;
 pub mod geometry;
+mod items;
 mod macros;
 mod method;
 mod owners;
@@ -166,6 +167,15 @@ pub(crate) struct Lowerer<'c, 'x, 'a> {
     /// Iterators whose items are handles the caller must release (`xs.iter().map(to_raw)`
     /// of an allocating `to_raw`), with how they are released.
     pub(crate) owed_items: HashMap<ValueId, ReleasedBy>,
+    /// The value the next closure lowered takes as its parameter: the item of the
+    /// adapter it is passed to (see [`items`]).
+    pub(crate) pending_item: Option<ValueId>,
+    /// Lists of pointers into memory (`xs.iter().map(|s| s.as_ptr())`), and whether
+    /// they point into the elements' own memory rather than the buffer.
+    pub(crate) pointer_lists: HashMap<ValueId, bool>,
+    /// Values declared with an owning buffer type (`Option<Vec<CString>>`) that the
+    /// lowering only knows as a view, with the type of the buffer's elements.
+    pub(crate) owned_by_type: HashMap<ValueId, Option<String>>,
 }
 
 /// Lowers function `idx` of the index, whose syntax is `ast`. Must run on the thread
@@ -246,6 +256,9 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
             element_blocks: HashMap::new(),
             released_elements: HashMap::new(),
             owed_items: HashMap::new(),
+            pending_item: None,
+            pointer_lists: HashMap::new(),
+            owned_by_type: HashMap::new(),
         }
     }
 
@@ -584,8 +597,13 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
             syn::Pat::Paren(p) => self.bind_pat_at(&p.pat, v, depth + 1),
             syn::Pat::Tuple(t) => self.bind_parts(t.elems.iter(), v, depth),
             syn::Pat::TupleStruct(t) if t.elems.len() == 1 && is_wrapper_variant(&t.path) => {
-                // `Some(x)`, `Ok(x)`: the payload is the scrutinee's own memory.
-                let inner = if self.val(v).kind.is_memory() {
+                // `Some(x)`, `Ok(x)`: the payload is the scrutinee's own memory. Bound
+                // by value out of an owner, it takes the ownership over.
+                let moves_out = matches!(self.val(v).kind, ValueKind::Root(_))
+                    && matches!(t.elems.first(), Some(syn::Pat::Ident(i)) if i.by_ref.is_none());
+                let inner = if moves_out {
+                    v
+                } else if self.val(v).kind.is_memory() {
                     let span = self.val(v).span;
                     self.derive_view(v, crate::ir::ViewOp::Whole, span)
                 } else {
@@ -638,6 +656,12 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
         let class = ty::classify_type(ty);
         if class != TyClass::Unknown && self.val(v).ty == TyClass::Unknown {
             self.val_mut(v).ty = class;
+        }
+        // `let names: Option<Vec<CString>> = match ..`: whatever the merge of the arms
+        // left of it, a value of an owning buffer type owns that buffer.
+        if class == TyClass::Vec && !is_reference(ty) && self.val(v).kind.is_memory() {
+            let element = ty::element_type(ty).and_then(crate::index::type_name);
+            self.owned_by_type.insert(v, element);
         }
         let (ValueKind::Root(root), Some(element)) =
             (self.val(v).kind.clone(), ty::element_type(ty))

@@ -246,6 +246,32 @@ fn moved_returned_or_explicitly_dropped_owners_are_not_dropped_again() {
 }
 
 #[test]
+fn items_moved_into_a_pointer_making_closure_are_dropped_there() {
+    let closure_end = |text: &str| {
+        releases(text)
+            .into_iter()
+            .filter(|h| *h == ReleaseKind::ClosureEnd)
+            .count()
+    };
+    // Each owned string is moved into the closure that takes its pointer.
+    let moved = "fn k(v: Vec<std::ffi::CString>) { \
+                 let p: Vec<*const i8> = v.into_iter().map(|s| s.as_ptr()).collect(); }";
+    assert_eq!(closure_end(moved), 1);
+    // `Option::map` moves the whole vector in.
+    let whole = "fn k(v: Option<Vec<f32>>) { let p = v.map(|w| w.as_ptr()); }";
+    assert_eq!(closure_end(whole), 1);
+    // Borrowed items, items that own nothing, and closures that make no pointer.
+    for quiet in [
+        "fn k(v: Vec<std::ffi::CString>) { let p: Vec<*const i8> = v.iter().map(|s| s.as_ptr()).collect(); }",
+        "fn k(v: Vec<&'static std::ffi::CStr>) { let p: Vec<*const i8> = v.into_iter().map(|s| s.as_ptr()).collect(); }",
+        "fn k(v: Option<Vec<f32>>) { let n = v.map(|w| w.len()); }",
+        "fn k(v: Option<Vec<f32>>) { let p = v.as_ref().map(|w| w.as_ptr()); }",
+    ] {
+        assert_eq!(closure_end(quiet), 0, "{quiet}");
+    }
+}
+
+#[test]
 fn owners_are_dropped_on_every_early_exit() {
     let got = releases(
         "fn k(n: usize, r: Result<(), ()>) -> Result<(), ()> { let v = vec![0u8; n]; \

@@ -239,6 +239,9 @@ pub enum Sem {
     InPlace(usize),
     /// Overwrites argument `n` without reading it (`fill`, `assign`, `copy_from_slice`).
     Overwrite(usize),
+    /// candle's `dst.slice_set(&src, dim, offset)`: copies `src` into the part of the
+    /// receiver that starts at `offset` along `dim` and is as long as `src` there.
+    SliceSet,
     ReadArg(usize),
     WriteArg(usize),
     /// Releases argument `n`.
@@ -588,6 +591,30 @@ pub fn unwraps_option(name: &str) -> bool {
 /// Whether iterator method `name` gathers the items into a collection (`collect`).
 pub fn collects(name: &str) -> bool {
     table::COLLECTING_METHODS.contains(&name)
+}
+
+/// The symbol for the element count of the tensor parameter `name` of unknown rank.
+pub fn tensor_size_symbol(name: &str) -> String {
+    format!("{name}.numel")
+}
+
+/// Whether `symbol` is a [`tensor_size_symbol`].
+pub fn is_tensor_size_symbol(symbol: &str) -> bool {
+    symbol.ends_with(".numel")
+}
+
+/// The name of the tensor handle type of PyTorch-style libraries.
+pub const TENSOR_TYPE: &str = "Tensor";
+
+/// Whether the crate named `krate` is a tensor library whose tensors have no in-place
+/// ops (candle).
+pub fn has_immutable_tensors(krate: &str) -> bool {
+    table::IMMUTABLE_TENSOR_CRATES.contains(&krate)
+}
+
+/// Whether the method named `name` maps items through its closure (`map`).
+pub fn maps_items(name: &str) -> bool {
+    table::MAPPING_METHODS.contains(&name)
 }
 
 /// Whether `name` holds one value or none (`Option`).

@@ -276,6 +276,16 @@ pub const TCH_METHODS: &[(&str, Sem)] = &[
     ("set_requires_grad", Sem::RequiresGrad),
     ("requires_grad_", Sem::RequiresGrad),
     ("copy_", Sem::Overwrite(0)),
+    // candle: views, and the few ops that write a tensor's storage in place
+    ("broadcast_as", Sem::View(ViewKind::Broadcast)),
+    ("to_vec1", Sem::Alloc(Ctor::Like(0))),
+    ("to_vec2", Sem::Alloc(Ctor::Like(0))),
+    ("to_vec3", Sem::Alloc(Ctor::Like(0))),
+    ("slice_set", Sem::SliceSet),
+    ("inplace_op1", Sem::InPlace(0)),
+    ("inplace_op2", Sem::InPlace(0)),
+    ("inplace_op3", Sem::InPlace(0)),
+    ("same_storage", Sem::Metadata(Meta::Other)),
     ("fill_", Sem::Overwrite(0)),
     ("zero_", Sem::Overwrite(0)),
     ("backward", Sem::Read),
@@ -612,6 +622,14 @@ pub const CELL_TYPES: &[&str] = &["Cell", "UnsafeCell", "SyncUnsafeCell"];
 /// Iterator methods that gather the items into a new collection.
 pub const COLLECTING_METHODS: &[&str] = &["collect", "collect_vec"];
 
+/// Tensor libraries whose tensors have no in-place ops but for custom ones: an
+/// out-of-place op there has no in-place form to suggest.
+pub const IMMUTABLE_TENSOR_CRATES: &[&str] = &["candle_core", "candle"];
+
+/// Adapters that call their closure on each item (or on the one value of an `Option`)
+/// and yield what it returns.
+pub const MAPPING_METHODS: &[&str] = &["map"];
+
 /// Types that hold one value or none (`Option<*mut Node>`): a field of such a type
 /// holding a pointer is a pointer, or nothing.
 pub const OPTIONAL_TYPES: &[&str] = &["Option"];
@@ -667,7 +685,9 @@ pub const ADDRESSLESS_CASTS: &[&str] =
 pub const ELEMENT_CONTAINERS: &[&str] = &["Vec", "VecDeque", "Box", "Rc", "Arc", "NonNull"];
 
 /// Library types whose values own memory they release when dropped.
-pub const OWNING_TYPES: &[&str] = &["Arc", "Rc", "Vec", "Box", "String", "VecDeque", "HashMap"];
+pub const OWNING_TYPES: &[&str] = &[
+    "Arc", "Rc", "Vec", "Box", "String", "VecDeque", "HashMap", "CString", "OsString", "PathBuf",
+];
 
 /// Element containers that point to one object (unless it is a slice): inside a buffer
 /// such a pointer is the element, and its object is elsewhere.
@@ -747,6 +767,9 @@ pub fn every_name() -> Vec<&'static str> {
         PADDED_TYPES,
         WRAPPER_VARIANTS,
         CELL_TYPES,
+        COLLECTING_METHODS,
+        MAPPING_METHODS,
+        IMMUTABLE_TENSOR_CRATES,
     ] {
         names.extend(list);
     }

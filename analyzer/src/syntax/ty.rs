@@ -88,6 +88,8 @@ fn element_type_in(ty: &syn::Type, inside: bool) -> Option<&syn::Type> {
                     TyClass::Array | TyClass::ArrayView
                 );
             match first_type_arg(last) {
+                // `Option<Vec<CString>>`: the elements of the buffer it may hold.
+                Some(arg) if models::is_optional_type(&name) => element_type_in(arg, inside),
                 Some(arg)
                     if inside
                         && models::is_object_pointer(&name)
