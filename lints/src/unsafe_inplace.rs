@@ -21,7 +21,8 @@ crate::declare_lint! {
     /// `scaled_add`, compound assignment, candle's `inplace_op1/2/3`, a function
     /// annotated `#[tensor_lint::inplace(ARG)]`) in four cases, each with its own
     /// message, and references that alias (below). Whole overwrites (`assign`,
-    /// `copy_from_slice`, tch's `copy_`, `fill_`, `zero_`, and candle's
+    /// `copy_from_slice`, tch's `copy_`, `fill_`, `zero_`, faer's and nalgebra's
+    /// `copy_from`, and candle's
     /// `slice_set`, which writes the part of the receiver its source covers) are
     /// checked for overlap, and on tensors for autograd, too.
     /// - **the old value is still needed**: after the op, a read goes through a name

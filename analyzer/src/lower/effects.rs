@@ -4,8 +4,8 @@
 use super::call::Arg;
 use super::{IterInfo, Lowerer};
 use crate::ir::{
-    Callee, EscapeKind, Op, ReleaseKind, ReleasedBy, RootOrigin, TyClass, ValueId, ValueKind,
-    ViewOp,
+    Callee, EscapeKind, Op, ReleaseKind, ReleasedBy, RootOrigin, SliceSpec, TyClass, ValueId,
+    ValueKind, ViewOp,
 };
 use crate::models::{
     self, AtomicOp, Ctor, LayoutCtor, LeakKind, Meta, ReleaseHow, Sem, ViewKind, WrapKind,
@@ -428,6 +428,10 @@ impl Lowerer<'_, '_, '_> {
                 view
             }
             Sem::FromShapePtr => self.view_from_raw(nth(1), None, nth(0), span),
+            Sem::FromStrided => {
+                let parts: Vec<Option<ValueId>> = (0..5).map(nth).collect();
+                self.view_from_strided(&parts, span)
+            }
             Sem::PtrRead
                 if recv.is_none()
                     && mem(self, nth(0))
@@ -1046,6 +1050,72 @@ impl Lowerer<'_, '_, '_> {
                 );
                 return self.tuple_value(vec![a, b], span);
             }
+            ViewKind::SplitOn(axis) => match int(self, 0) {
+                Some(at) => {
+                    let parts = [false, true].map(|second| {
+                        self.derive_view(
+                            src,
+                            ViewOp::Split {
+                                axis,
+                                at: at.clone(),
+                                second,
+                            },
+                            span,
+                        )
+                    });
+                    return self.tuple_value(parts.to_vec(), span);
+                }
+                None => {
+                    let parts =
+                        [0, 1].map(|_| self.derive_view(src, ViewOp::Opaque("split".into()), span));
+                    return self.tuple_value(parts.to_vec(), span);
+                }
+            },
+            ViewKind::Block => match (int(self, 0), int(self, 1), int(self, 2), int(self, 3)) {
+                (Some(r), Some(c), Some(nr), Some(nc)) => {
+                    ViewOp::Slice(vec![block_range(r, nr), block_range(c, nc)])
+                }
+                _ => ViewOp::Opaque("block".into()),
+            },
+            ViewKind::Ranges => {
+                let specs: Option<Vec<SliceSpec>> = args
+                    .iter()
+                    .take(2)
+                    .map(|a| self.range_of(a.value))
+                    .collect();
+                match specs {
+                    Some(specs) if specs.len() == 2 => ViewOp::Slice(specs),
+                    _ => ViewOp::Opaque("view_range".into()),
+                }
+            }
+            ViewKind::TchIndex => {
+                let parts = args
+                    .first()
+                    .map(|a| self.tuples.get(&a.value).cloned().unwrap_or(vec![a.value]));
+                let specs: Option<Vec<SliceSpec>> = parts
+                    .filter(|p| !p.is_empty())
+                    .and_then(|p| p.iter().map(|&v| self.range_of(v)).collect());
+                match specs {
+                    Some(specs) => ViewOp::Slice(specs),
+                    None => ViewOp::Opaque("i".into()),
+                }
+            }
+            ViewKind::RangePair(axis) => {
+                let parts: Vec<ValueId> = args
+                    .iter()
+                    .take(2)
+                    .map(|a| {
+                        let how = match self.range_of(a.value) {
+                            Some(SliceSpec::Range { start, end, step }) => {
+                                slice_on_axis(axis, start, end, step)
+                            }
+                            _ => ViewOp::Opaque("range".into()),
+                        };
+                        self.derive_view(src, how, span)
+                    })
+                    .collect();
+                return self.tuple_value(parts, span);
+            }
             ViewKind::Chunks | ViewKind::AxisIter => {
                 let (axis, chunk) = match (kind, args.len()) {
                     (ViewKind::Chunks, 1) => (Some(0), int(self, 0)),
@@ -1081,6 +1151,19 @@ impl Lowerer<'_, '_, '_> {
         self.derive_view(src, how, span)
     }
 
+    /// One axis of a block written as a range (`1..3`) or an index (`2`).
+    fn range_of(&self, v: ValueId) -> Option<SliceSpec> {
+        if let Some((lo, hi)) = self.iters.get(&v).and_then(|i| i.range.clone()) {
+            return Some(SliceSpec::Range {
+                start: Some(lo),
+                end: Some(hi),
+                step: Expr::int(1),
+            });
+        }
+        let i = self.val(v).int.clone()?;
+        Some(block_range(i, Expr::int(1)))
+    }
+
     /// The axis an `Axis(k)` argument names.
     pub(crate) fn axis_of(&self, a: Option<&Arg>) -> Option<usize> {
         let v = a?.value;
@@ -1089,6 +1172,15 @@ impl Lowerer<'_, '_, '_> {
             .as_ref()?
             .as_const()
             .and_then(|c| usize::try_from(c).ok())
+    }
+}
+
+/// `start..start + len` with step 1.
+fn block_range(start: Expr, len: Expr) -> SliceSpec {
+    SliceSpec::Range {
+        end: Some(&start + &len),
+        start: Some(start),
+        step: Expr::int(1),
     }
 }
 

@@ -349,12 +349,12 @@ impl Lowerer<'_, '_, '_> {
                 }),
                 None => None,
             },
-            ParKind::Chunks => {
+            ParKind::Chunks | ParKind::ColumnChunks => {
                 let chunk = rest.first().and_then(|a| self.val(a.value).int.clone());
                 self.val(recv).kind.is_memory().then(|| IterInfo {
                     sources: vec![IterSource {
                         value: recv,
-                        axis: 0,
+                        axis: usize::from(kind == ParKind::ColumnChunks),
                         chunk: chunk.or_else(|| Some(Expr::sym("chunk"))),
                     }],
                     parallel: true,

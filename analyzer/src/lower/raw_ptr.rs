@@ -79,16 +79,49 @@ impl Lowerer<'_, '_, '_> {
             Some(shape) => ViewOp::FromRaw { shape, strides },
             None => ViewOp::Opaque("from_raw".into()),
         };
-        let v = self.derive_view(p, how, span);
-        let root = self.val(p).kind.root();
-        if let Some(r) = root {
-            self.val_mut(v).kind = ValueKind::View(r);
-        }
-        self.val_mut(v).ty = if shape.is_some() {
+        let ty = if shape.is_some() {
             TyClass::ArrayView
         } else {
             TyClass::Slice
         };
+        self.rebuilt_view(p, how, ty, span)
+    }
+
+    /// A matrix view built from memory with explicit sizes and strides (faer's
+    /// `MatMut::from_raw_parts_mut(ptr, rows, cols, row_stride, col_stride)`, nalgebra's
+    /// `from_slice_with_strides_mut(data, rows, cols, row_stride, col_stride)`).
+    pub(crate) fn view_from_strided(&mut self, args: &[Option<ValueId>], span: Span) -> ValueId {
+        let Some(p) = args
+            .first()
+            .copied()
+            .flatten()
+            .filter(|&p| self.val(p).kind.is_memory())
+        else {
+            return self.unknown(span);
+        };
+        let int = |l: &Self, k: usize| {
+            args.get(k)
+                .copied()
+                .flatten()
+                .and_then(|v| l.val(v).int.clone())
+        };
+        let how = match (int(self, 1), int(self, 2), int(self, 3), int(self, 4)) {
+            (Some(rows), Some(cols), Some(rs), Some(cs)) => ViewOp::FromRaw {
+                shape: vec![rows, cols],
+                strides: Some(vec![rs, cs]),
+            },
+            _ => ViewOp::Opaque("from_raw".into()),
+        };
+        self.rebuilt_view(p, how, TyClass::ArrayView, span)
+    }
+
+    /// A view of the memory `p` reaches, rebuilt by `how` (from a pointer or a slice).
+    fn rebuilt_view(&mut self, p: ValueId, how: ViewOp, ty: TyClass, span: Span) -> ValueId {
+        let v = self.derive_view(p, how, span);
+        if let Some(r) = self.val(p).kind.root() {
+            self.val_mut(v).kind = ValueKind::View(r);
+        }
+        self.val_mut(v).ty = ty;
         v
     }
 }

@@ -207,6 +207,33 @@ fn s_macro_with_negative_step_becomes_a_slice_op() {
     assert_eq!(view.offset.as_const(), Some(3));
 }
 
+#[test]
+fn matrix_blocks_have_their_geometry() {
+    let f = lower_one(
+        "fn k(d: &mut [f32; 16]) { \
+         let m = nalgebra::DMatrixViewMut::from_slice_with_strides_mut(d, 4, 4, 1, 4); \
+         let b = m.view_range(1..3, 2); let s = m.submatrix(1, 2, 2, 1); }",
+    );
+    let geometry = |name: &str| {
+        let v = f
+            .values
+            .iter()
+            .find(|v| v.name.as_deref() == Some(name))
+            .and_then(|v| v.view.clone())
+            .expect("known geometry");
+        (v.offset.as_const(), v.shape())
+    };
+    // Rows 1 and 2 of column 2: offset 1 * 1 + 2 * 4, two rows of one column.
+    assert_eq!(
+        geometry("b"),
+        (
+            Some(9),
+            vec![crate::oracle::Expr::int(2), crate::oracle::Expr::int(1)]
+        )
+    );
+    assert_eq!(geometry("s"), geometry("b"));
+}
+
 // ----- owners dropped at the end of their scope ----------------------------------
 
 fn releases(text: &str) -> Vec<ReleaseKind> {

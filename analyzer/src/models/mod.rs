@@ -59,6 +59,18 @@ pub enum ViewKind {
     IndexAxis(Option<usize>),
     /// `split_at(Axis(k), i)` / `split_at_mut(i)`: a pair.
     SplitAt,
+    /// A pair split at `i` on a fixed axis (faer's `split_at_row_mut(i)`,
+    /// `split_at_col_mut(j)`).
+    SplitOn(usize),
+    /// A block `(row, col, rows, cols)` of a matrix (faer's `submatrix_mut`).
+    Block,
+    /// A block given as one range (or index) per axis (nalgebra's `view_range_mut`).
+    Ranges,
+    /// tch's `i(..)`: one range, or a tuple of ranges and indices, one per leading axis.
+    TchIndex,
+    /// Two blocks of a matrix given as two ranges on one axis (nalgebra's
+    /// `columns_range_pair_mut`): a pair.
+    RangePair(usize),
     /// `chunks(k)` / `chunks_mut(k)` / `axis_chunks_iter*(Axis, k)`: items are chunks.
     Chunks,
     /// `axis_iter*(Axis(k))`, `outer_iter*`, `rows`, `iter_mut`: items are sub-views.
@@ -74,6 +86,8 @@ pub enum ParKind {
     Elements,
     /// `par_chunks(_mut)(k)` / `par_chunks_exact(_mut)`: one item per chunk.
     Chunks,
+    /// faer's `par_col_chunks_mut(k)`: one item per `k` columns of a matrix.
+    ColumnChunks,
     /// A parallel iterator adapter that keeps the items.
     Adapter(Adapter),
     /// A consumer that runs its closure per item (`for_each`, `map` + `sum`, ...).
@@ -239,6 +253,10 @@ pub enum Sem {
     InPlace(usize),
     /// Overwrites argument `n` without reading it (`fill`, `assign`, `copy_from_slice`).
     Overwrite(usize),
+    /// A matrix view of memory with explicit sizes and strides: `(memory, rows, cols,
+    /// row_stride, col_stride)` (faer's `from_raw_parts_mut`, nalgebra's
+    /// `from_slice_with_strides_mut`).
+    FromStrided,
     /// candle's `dst.slice_set(&src, dim, offset)`: copies `src` into the part of the
     /// receiver that starts at `offset` along `dim` and is as long as `src` there.
     SliceSet,
@@ -353,6 +371,11 @@ impl Models {
             // tch naming: a trailing `_` means in place, returning an alias of the receiver.
             if method.ends_with('_') && method.len() > 1 {
                 return Some(Sem::InPlace(0));
+            }
+        }
+        if matches!(recv, TyClass::Array | TyClass::ArrayView) {
+            if let Some(sem) = table::lookup(table::MATRIX_METHODS, method) {
+                return Some(sem);
             }
         }
         if matches!(
@@ -551,6 +574,9 @@ pub fn is_element_container(name: &str) -> bool {
 pub fn rank_of_type_name(name: &str) -> Option<usize> {
     if table::RANK_ONE_CONTAINERS.contains(&name) {
         return Some(1);
+    }
+    if table::MATRIX_TYPES.contains(&name) {
+        return Some(2);
     }
     if !any_matches(table::RANK_SUFFIXED_TYPES, name) {
         return None;

@@ -239,6 +239,34 @@ pub const METHODS: &[(&str, Sem)] = &[
     ("is_null", Sem::NullTest),
 ];
 
+/// Methods of the matrix views of faer and nalgebra, consulted first for arrays and
+/// array views (a raw pointer's `copy_from` is a `memmove`, not an overwrite).
+pub const MATRIX_METHODS: &[(&str, Sem)] = &[
+    ("copy_from", Sem::Overwrite(0)),
+    ("split_at_row", Sem::View(ViewKind::SplitOn(0))),
+    ("split_at_row_mut", Sem::View(ViewKind::SplitOn(0))),
+    ("split_at_col", Sem::View(ViewKind::SplitOn(1))),
+    ("split_at_col_mut", Sem::View(ViewKind::SplitOn(1))),
+    ("submatrix", Sem::View(ViewKind::Block)),
+    ("submatrix_mut", Sem::View(ViewKind::Block)),
+    ("view_range", Sem::View(ViewKind::Ranges)),
+    ("view_range_mut", Sem::View(ViewKind::Ranges)),
+    ("columns_range_pair_mut", Sem::View(ViewKind::RangePair(1))),
+    ("rows_range_pair_mut", Sem::View(ViewKind::RangePair(0))),
+    ("par_col_chunks_mut", Sem::Par(ParKind::ColumnChunks)),
+];
+
+/// Matrix types of faer and nalgebra: two-dimensional arrays (owned) and views.
+pub const MATRIX_TYPES: &[&str] = &[
+    "MatMut",
+    "MatRef",
+    "DMatrix",
+    "DMatrixView",
+    "DMatrixViewMut",
+    "MatrixView",
+    "MatrixViewMut",
+];
+
 /// Methods that mean something else on a slice, array or vector than on the atomics that
 /// share their names, consulted first for those receivers.
 pub const BUFFER_METHODS: &[(&str, Sem)] = &[("swap", Sem::InPlace(0))];
@@ -268,7 +296,7 @@ pub const TCH_METHODS: &[(&str, Sem)] = &[
     ("unsqueeze", Sem::View(ViewKind::Other)),
     ("select", Sem::View(ViewKind::IndexAxis(None))),
     ("get", Sem::View(ViewKind::IndexAxis(Some(0)))),
-    ("i", Sem::View(ViewKind::Other)),
+    ("i", Sem::View(ViewKind::TchIndex)),
     ("diagonal", Sem::View(ViewKind::Diag)),
     ("chunk", Sem::View(ViewKind::Chunks)),
     ("split", Sem::View(ViewKind::Chunks)),
@@ -462,6 +490,13 @@ pub const PATHS: &[(&str, Sem)] = &[
     ("from_raw_parts", Sem::FromRawParts),
     ("from_raw_parts_mut", Sem::FromRawParts),
     ("from_shape_ptr", Sem::FromShapePtr),
+    // faer and nalgebra matrix views with explicit strides
+    ("MatMut::from_raw_parts_mut", Sem::FromStrided),
+    ("MatRef::from_raw_parts", Sem::FromStrided),
+    ("mat::from_raw_parts_mut", Sem::FromStrided),
+    ("mat::from_raw_parts", Sem::FromStrided),
+    ("from_slice_with_strides_mut", Sem::FromStrided),
+    ("from_slice_with_strides", Sem::FromStrided),
     // A C string borrowed for reading: what `to_owned`/`to_str` make of it is a copy.
     ("CStr::from_ptr", Sem::ViewOfArg(0)),
     ("NonNull::new", Sem::View(ViewKind::Whole)),
@@ -541,6 +576,13 @@ pub const TYPE_CLASSES: &[(&str, TyClass)] = &[
     ("ArrayViewMutD", TyClass::ArrayView),
     ("RawArrayView", TyClass::ArrayView),
     ("RawArrayViewMut", TyClass::ArrayView),
+    ("MatMut", TyClass::ArrayView),
+    ("MatRef", TyClass::ArrayView),
+    ("DMatrix", TyClass::Array),
+    ("DMatrixView", TyClass::ArrayView),
+    ("DMatrixViewMut", TyClass::ArrayView),
+    ("MatrixView", TyClass::ArrayView),
+    ("MatrixViewMut", TyClass::ArrayView),
     ("Tensor", TyClass::Tensor),
     ("Vec", TyClass::Vec),
     ("VecDeque", TyClass::Vec),
@@ -739,6 +781,7 @@ pub fn every_name() -> Vec<&'static str> {
     for t in [
         METHODS,
         BUFFER_METHODS,
+        MATRIX_METHODS,
         TCH_METHODS,
         TENSOR_ONLY_METHODS,
         PATHS,
@@ -770,6 +813,7 @@ pub fn every_name() -> Vec<&'static str> {
         COLLECTING_METHODS,
         MAPPING_METHODS,
         IMMUTABLE_TENSOR_CRATES,
+        MATRIX_TYPES,
     ] {
         names.extend(list);
     }
@@ -853,7 +897,13 @@ mod tests {
 
     #[test]
     fn tables_have_no_duplicate_names() {
-        for table in [METHODS, TCH_METHODS, TENSOR_ONLY_METHODS, PATHS] {
+        for table in [
+            METHODS,
+            MATRIX_METHODS,
+            TCH_METHODS,
+            TENSOR_ONLY_METHODS,
+            PATHS,
+        ] {
             let mut names: Vec<&str> = table.iter().map(|(n, _)| *n).collect();
             names.sort_unstable();
             let before = names.len();
