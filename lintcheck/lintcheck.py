@@ -128,6 +128,12 @@ CRATES = [
     # corpus/memory/tch-jit-forward-ivalue-leak and tch-jit-tuple-elements-leak.
     ("tch", "0.1.1"),
     ("tch", "0.1.3"),
+    # corpus/concurrency/atomic-rs-spinlock-array and crossbeam-atomiccell-lock-array:
+    # tables of locks picked by address.
+    ("atomic", "0.3.4"),
+    ("atomic", "0.4.0"),
+    ("crossbeam-utils", "0.8.17"),
+    ("crossbeam-utils", "0.8.18"),
 ]
 
 # Crates checked with extra command-line arguments in crate mode.

@@ -303,6 +303,61 @@ pub struct ModuleItem {
     pub out_of_line_children: Vec<String>,
 }
 
+/// A `static` of the crate or of a function body: the lengths of its nested arrays,
+/// outermost first, and the type of their elements (`[[AtomicBool; 16]; 16]` has dims
+/// `[16, 16]` and elements `AtomicBool`).
+#[derive(Clone, Debug)]
+pub struct StaticItem {
+    pub dims: Vec<ArrayLen>,
+    pub elem: TypeShape,
+}
+
+/// The length of an array type: a literal, a named constant, or something else.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ArrayLen {
+    Known(u64),
+    Named(String),
+    Unknown,
+}
+
+impl StaticItem {
+    pub fn of(ty: &syn::Type) -> StaticItem {
+        let mut dims = Vec::new();
+        let mut cur = ty;
+        while let syn::Type::Array(a) = cur {
+            dims.push(match &a.len {
+                syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Int(i),
+                    ..
+                }) => i
+                    .base10_parse::<u64>()
+                    .map_or(ArrayLen::Unknown, ArrayLen::Known),
+                syn::Expr::Path(p) => p
+                    .path
+                    .get_ident()
+                    .map_or(ArrayLen::Unknown, |i| ArrayLen::Named(i.to_string())),
+                _ => ArrayLen::Unknown,
+            });
+            cur = &a.elem;
+        }
+        StaticItem {
+            dims,
+            elem: TypeShape::of(cur),
+        }
+    }
+}
+
+/// The value of `const NAME: T = <integer literal>;`, when it is one.
+pub fn const_int(c: &syn::ItemConst) -> Option<u64> {
+    match &*c.expr {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(i),
+            ..
+        }) => i.base10_parse::<u64>().ok(),
+        _ => None,
+    }
+}
+
 /// The items of one file, indexed on the thread that parsed it.
 #[derive(Debug, Default)]
 pub struct FileItems {
@@ -317,6 +372,8 @@ pub struct FileItems {
     pointer_aliases: Vec<String>,
     /// `macro_rules!` definitions: name and the text of the rules.
     macros: Vec<(String, String)>,
+    statics: Vec<(String, StaticItem)>,
+    consts: Vec<(String, u64)>,
     errors: Vec<SourceError>,
 }
 
@@ -408,6 +465,15 @@ impl FileItems {
                     }
                 }
                 syn::Item::Struct(s) => self.push_struct(s, module, file),
+                syn::Item::Static(s) => {
+                    self.statics
+                        .push((s.ident.to_string(), StaticItem::of(&s.ty)));
+                }
+                syn::Item::Const(c) => {
+                    if let Some(v) = const_int(c) {
+                        self.consts.push((c.ident.to_string(), v));
+                    }
+                }
                 syn::Item::Type(t) if matches!(*t.ty, syn::Type::Ptr(_)) => {
                     self.pointer_aliases.push(t.ident.to_string());
                 }
@@ -629,6 +695,10 @@ pub struct ItemIndex {
     /// The crate's `macro_rules!` definitions by name ([`ItemIndex::macro_rules`]).
     macros: HashMap<String, Option<String>>,
     pub foreign: std::collections::BTreeMap<String, Foreign>,
+    /// The crate's statics by name; `None` when two differ.
+    statics: HashMap<String, Option<StaticItem>>,
+    /// The crate's integer constants by name; `None` when two differ.
+    consts: HashMap<String, Option<u64>>,
 }
 
 /// What a path or method call resolved to.
@@ -685,6 +755,23 @@ impl ItemIndex {
             }
             foreign_fns.extend(part.extern_fns);
             pointer_aliases.extend(part.pointer_aliases);
+            for (name, item) in part.statics {
+                // Statics of different modules with one name are not told apart.
+                match index.statics.entry(name) {
+                    std::collections::hash_map::Entry::Vacant(e) => {
+                        e.insert(Some(item));
+                    }
+                    std::collections::hash_map::Entry::Occupied(mut e) => {
+                        *e.get_mut() = None;
+                    }
+                }
+            }
+            for (name, v) in part.consts {
+                let entry = index.consts.entry(name).or_insert(Some(v));
+                if *entry != Some(v) {
+                    *entry = None;
+                }
+            }
         }
         index.extern_fns = foreign_fns.iter().map(|f| f.name.clone()).collect();
         // Structs with a function-pointer field that releases: the allocators a C API
@@ -809,6 +896,21 @@ impl ItemIndex {
     /// the crate defines it twice, differently.
     pub fn macro_rules(&self, name: &str) -> Option<&str> {
         self.macros.get(name)?.as_deref()
+    }
+
+    /// The crate's `static` named `name`, when one alone has that name.
+    pub fn static_named(&self, name: &str) -> Option<&StaticItem> {
+        self.statics.get(name)?.as_ref()
+    }
+
+    /// The value of the crate's integer constant `name`, when one alone has that name.
+    pub fn const_value(&self, name: &str) -> Option<u64> {
+        *self.consts.get(name)?
+    }
+
+    /// Bytes of a value of the type `ty` describes, when known.
+    pub fn shape_bytes(&self, ty: &TypeShape) -> Option<u64> {
+        self.shape_size(ty, 0)
     }
 
     pub fn struct_named(&self, name: &str) -> Option<&StructItem> {

@@ -12,8 +12,8 @@ use std::collections::BTreeSet;
 use crate::dataflow::derivations::derivations;
 use crate::dataflow::{Derivations, PointsTo};
 use crate::ir::{
-    Annotations, FnIr, Op, ReleaseKind, ReleasedBy, RootOrigin, Terminator, ValueId, ValueKind,
-    ViewOp,
+    Annotations, FnIr, Op, ReleaseKind, ReleasedBy, RootOrigin, StaticTable, Terminator, ValueId,
+    ValueKind, ViewOp,
 };
 use crate::source::Span;
 
@@ -26,6 +26,8 @@ pub enum ReturnSummary {
     Alloc(ReleasedBy),
     /// A view, pointer or shared handle of parameter `n`'s memory.
     ViewOf(usize),
+    /// An entry of a `static` table, at an index the function computes.
+    Entry(StaticTable),
 }
 
 /// The effects of one function on its parameters (receiver = 0 for methods).
@@ -42,6 +44,9 @@ pub struct FnSummary {
     /// The span is the first such operation's (a nested call's, when it is in a
     /// callee of the callee).
     pub atomic_writes: BTreeSet<AtomicWrite>,
+    /// `static` tables an atomic operation writes an entry of, at an index the
+    /// function computes (a lock chosen by address), with where, once per table.
+    pub table_writes: Vec<(StaticTable, Span)>,
     pub returns: ReturnSummary,
     /// With [`ReturnSummary::ViewOf`]: the returned view has the argument's geometry
     /// (a getter such as `SendPtr::get`), so a caller keeps what it knew.
@@ -116,6 +121,11 @@ impl FnSummary {
                         .flatten()
                 });
                 let at = inner.unwrap_or(stmt.span);
+                if let Some(table) = table_of(ir, *value) {
+                    if !s.table_writes.iter().any(|(t, _)| t.name == table.name) {
+                        s.table_writes.push((table, at));
+                    }
+                }
                 for i in params_of(*value) {
                     if !s
                         .atomic_writes
@@ -157,6 +167,10 @@ impl FnSummary {
                     continue;
                 };
                 let Some(k) = kind(*v) else { continue };
+                if let Some(table) = table_of(ir, *v) {
+                    s.returns = ReturnSummary::Entry(table);
+                    break;
+                }
                 if let Some(i) = param_of(k) {
                     s.returns = ReturnSummary::ViewOf(i);
                     derived = Some(derivations(ir));
@@ -192,6 +206,21 @@ impl FnSummary {
         }
         s
     }
+}
+
+/// The `static` table `v` is memory of, when it is one.
+fn table_of(ir: &FnIr, v: ValueId) -> Option<StaticTable> {
+    let root = ir.values.get(v.0 as usize)?.kind.root()?;
+    let root = ir.roots.get(root.0 as usize)?;
+    if root.origin != RootOrigin::Global {
+        return None;
+    }
+    Some(StaticTable {
+        name: root.name.clone(),
+        elem_bytes: root.elem_bytes,
+        elem_type: root.elem_type.clone(),
+        shape: root.shape.clone()?,
+    })
 }
 
 /// Whether parameter `i` is an owner taken by value that the function neither moves

@@ -27,6 +27,11 @@ crate::declare_lint! {
     /// (`slots[w].record(n)` where `record` bumps an atomic of `self`). Atomics never
     /// race, but they share lines like anything else.
     ///
+    /// A `static` table of locks or atomics whose entry each call picks at run time
+    /// (`&LOCKS[addr % LEN]`, a lock chosen by hashing an address or a key) is written
+    /// by every thread that takes a lock in a loop: threads that pick different entries
+    /// of one line still share it, so entries smaller than a line are reported.
+    ///
     /// Struct fields are told apart for a struct value the function builds from plain
     /// values (`Stats { hits: 0, misses: 0 }`), and for a struct shared through `&T` or
     /// `Arc<T>` whose fields are all numbers, atomics, cells or padded slots, laid out in
@@ -67,10 +72,10 @@ use tensor_lint_analyzer::dataflow::parallel::{
     assumptions_for, primed, AccessKind, TaskAccess, TaskFacts,
 };
 use tensor_lint_analyzer::dataflow::Derivations;
-use tensor_lint_analyzer::ir::{FnIr, Iteration, ParallelKind};
+use tensor_lint_analyzer::ir::{FnIr, Iteration, Op, ParallelKind, Task};
 use tensor_lint_analyzer::models::{self, THREAD_COUNT};
 use tensor_lint_analyzer::oracle::{
-    iterations_share_cache_line, overlap, share_cache_line, Answer, Expr, RootId, View,
+    iterations_share_cache_line, overlap, share_cache_line, Answer, Cmp, Expr, RootId, View,
 };
 
 use crate::context::{LintContext, LintFinding};
@@ -100,6 +105,25 @@ fn check(cx: &LintContext<'_>, out: &mut Vec<LintFinding>) {
             };
             for (ti, ta) in region.tasks.iter().enumerate() {
                 let wa = writes(ta);
+                // Entries of a `static` table each instance picks at run time.
+                let it = ta.task.iteration.as_ref();
+                if it.is_some() || spawned_in_loop(ir, &ta.task) {
+                    for &k in &wa {
+                        let a = &ta.accesses[k];
+                        if reported.contains(&a.root) {
+                            continue;
+                        }
+                        if let Some(answer) = entries_share(ir, (a, it), (a, it), line) {
+                            reported.insert(a.root);
+                            let only = Sharing {
+                                answer: &answer,
+                                why: None,
+                                run_time: true,
+                            };
+                            out.push(finding(cx, ir, derived, line, (ta, a), None, &only));
+                        }
+                    }
+                }
                 if let Some(it) = ta.task.iteration.as_ref().filter(|it| {
                     region.kind != ParallelKind::ParIter || slots_per_thread(it).is_some()
                 }) {
@@ -116,6 +140,7 @@ fn check(cx: &LintContext<'_>, out: &mut Vec<LintFinding>) {
                             let only = Sharing {
                                 answer: &answer,
                                 why,
+                                run_time: false,
                             };
                             out.push(finding(cx, ir, derived, line, (ta, a), None, &only));
                         }
@@ -128,11 +153,17 @@ fn check(cx: &LintContext<'_>, out: &mut Vec<LintFinding>) {
                             if a.root != b.root || reported.contains(&a.root) {
                                 continue;
                             }
-                            if let Some(answer) = tasks_share(ir, (ta, a), (tb, b), line) {
+                            let its = (ta.task.iteration.as_ref(), tb.task.iteration.as_ref());
+                            let entries = entries_share(ir, (a, its.0), (b, its.1), line);
+                            let run_time = entries.is_some();
+                            let answer =
+                                entries.or_else(|| tasks_share(ir, (ta, a), (tb, b), line));
+                            if let Some(answer) = answer {
                                 reported.insert(a.root);
                                 let pair = Sharing {
                                     answer: &answer,
                                     why: None,
+                                    run_time,
                                 };
                                 out.push(finding(
                                     cx,
@@ -252,6 +283,74 @@ fn tasks_share(
     answer.may_overlap().then_some(answer)
 }
 
+/// Whether `task` is spawned inside a loop of the code that spawns it, so that several
+/// instances of it run at once even when the loop's count is not known.
+fn spawned_in_loop(ir: &FnIr, task: &Task) -> bool {
+    ir.bodies.iter().any(|body| {
+        body.blocks.iter().any(|block| {
+            body.in_own_loop(block)
+                && block.stmts.iter().any(|s| match &s.op {
+                    Op::Spawn { task: t, .. } => t.body == task.body,
+                    Op::Parallel(r) => {
+                        r.kind == ParallelKind::ThreadSpawn
+                            && r.tasks.iter().any(|t| t.body == task.body)
+                    }
+                    _ => false,
+                })
+        })
+    })
+}
+
+/// Atomic writes of entries of a `static` table that each writer picks at run time (a
+/// lock chosen by address): two writers may pick two different entries of one line.
+/// The second writer's indices (and iteration) are renamed, so that it picks its own.
+fn entries_share(
+    ir: &FnIr,
+    (a, ita): (&TaskAccess, Option<&Iteration>),
+    (b, itb): (&TaskAccess, Option<&Iteration>),
+    line: u32,
+) -> Option<Answer> {
+    if !(a.atomic && b.atomic) || a.root != b.root {
+        return None;
+    }
+    let (va, vb) = (a.view.as_ref()?, b.view.as_ref()?);
+    let run_time = |v: &View| -> Vec<String> {
+        v.symbols()
+            .into_iter()
+            .filter(|s| models::is_run_time_index(s))
+            .collect()
+    };
+    let (ra, rb) = (run_time(va), run_time(vb));
+    // One entry each, at least one of them chosen at run time.
+    if !va.dims.is_empty() || !vb.dims.is_empty() || (ra.is_empty() && rb.is_empty()) {
+        return None;
+    }
+    let range = |s: &str| ir.run_time_indices.iter().find(|it| it.symbol == s).cloned();
+    let mut ranges: Vec<Iteration> = ra.iter().filter_map(|s| range(s)).collect();
+    ranges.extend(ita.cloned());
+    let mut vb = vb.clone();
+    let mut renamed: Vec<(String, Iteration)> = rb
+        .iter()
+        .filter_map(|s| range(s).map(|it| (s.clone(), it)))
+        .collect();
+    renamed.extend(itb.map(|it| (it.symbol.clone(), it.clone())));
+    for (s, it) in renamed {
+        let name = primed(&s);
+        vb = vb.subst(&s, &Expr::sym(&name));
+        ranges.push(Iteration {
+            symbol: name,
+            lo: it.lo,
+            hi: it.hi,
+            value: it.value,
+        });
+    }
+    let mut asm = assumptions_for(ir, &ranges, &[va, &vb]);
+    // Two different entries: the same one is contention for the lock, not sharing.
+    asm.push(va.offset.clone(), Cmp::Lt, vb.offset.clone());
+    let answer = share_cache_line(va, &vb, line, &asm);
+    answer.may_overlap().then_some(answer)
+}
+
 /// The type of the struct field `a` writes, when `a` writes a field of a struct object:
 /// the field is named by the binding (`stats.valid`) the access was derived from.
 fn struct_field_type(
@@ -307,6 +406,8 @@ fn struct_field_type(
 struct Sharing<'a> {
     answer: &'a Answer,
     why: Option<String>,
+    /// The writers pick their entries of a table at run time.
+    run_time: bool,
 }
 
 fn finding(
@@ -324,6 +425,9 @@ fn finding(
     let elem = ir.roots.get(a.root.0 as usize);
     let elem_type = elem.and_then(|r| r.elem_type.clone());
     let message = match other {
+        _ if sharing.run_time => format!(
+            "threads repeatedly write distinct entries of `{root}`, picked at run time, that share a {line}-byte cache line"
+        ),
         None => format!(
             "parallel iterations repeatedly write distinct elements of `{root}` that share a {line}-byte cache line"
         ),
@@ -332,30 +436,40 @@ fn finding(
         ),
     };
     let primary = match other {
+        _ if sharing.run_time => {
+            format!("each thread writes an entry of `{root}` here, on a line other threads write")
+        }
         None => format!("each iteration writes `{name_a}` here, on a line its neighbours write"),
         Some(_) => format!("{} writes `{name_a}` here", task_label(ta)),
     };
     let mut diagnostic = Diagnostic::new(Severity::Warning, message, Label::new(a.span, primary))
         .with_code(format!("tensor_lint::{}", FALSE_SHARING.name));
+    let mut inner_spans = Vec::new();
     for access in std::iter::once(a).chain(other.map(|(_, b)| b)) {
-        if let Some(inner) = access.inner {
+        if let Some(inner) = access.inner.filter(|s| !inner_spans.contains(s)) {
+            inner_spans.push(inner);
             diagnostic = diagnostic.with_label(inner, "the write happens here, inside the call");
         }
     }
     if let Some((tb, b)) = other {
-        let name_b = access_name(cx, ir, derived, b);
+        let what = if sharing.run_time {
+            format!("an entry of `{root}`")
+        } else {
+            format!("`{}`", access_name(cx, ir, derived, b))
+        };
         diagnostic = diagnostic.with_label(
             b.span,
-            format!(
-                "{} writes `{name_b}` here, on the same line",
-                task_label(tb)
-            ),
+            format!("{} writes {what} here, on the same line", task_label(tb)),
         );
     }
     if let Some(w) = &answer.witness {
         let bytes = elem.map_or(1, |r| i64::from(r.elem_bytes.max(1)));
         let line_no = w.element.saturating_mul(bytes) / i64::from(line);
         let who = match other {
+            _ if sharing.run_time => {
+                "two threads that pick different entries (the index is computed at run time)"
+                    .to_string()
+            }
             None => {
                 let it = ta.task.iteration.as_ref().map(|i| i.symbol.clone());
                 let sym = it.unwrap_or_default();
@@ -394,7 +508,11 @@ fn finding(
     diagnostic = diagnostic.with_note(
         "every write takes the line away from the other cores, so the loop runs no faster on more threads",
     );
+    let entry_type = elem_type.clone().unwrap_or_else(|| "T".to_string());
     let help = match struct_field_type(cx, ir, derived, a) {
+        _ if sharing.run_time => format!(
+            "give each entry a line of its own (`crossbeam_utils::CachePadded<{entry_type}>` entries, or `#[repr(align({line}))]` on the entry type), so that threads picking different entries write different lines"
+        ),
         Some(field_ty) => format!(
             "pad each field that its own thread writes to a line of its own (`crossbeam_utils::CachePadded<{field_ty}>` fields), or count in a local and store the field once after the loop"
         ),

@@ -120,6 +120,7 @@ fn dump_fn(
             RootOrigin::Alloc => format!("alloc @ {}", loc(sources, r.span)),
             RootOrigin::Param(i) => format!("param {i}"),
             RootOrigin::Static => "static".into(),
+            RootOrigin::Global => "global".into(),
             RootOrigin::Unknown => "unknown".into(),
         };
         let shape = r.shape.as_ref().map_or_else(
@@ -220,10 +221,14 @@ fn summary_text(s: &FnSummary) -> String {
     .into_iter()
     .flatten()
     .collect();
+    for (t, _) in &s.table_writes {
+        parts.push(format!("writes an entry of `{}` atomically", t.name));
+    }
     match &s.returns {
         ReturnSummary::Nothing => {}
         ReturnSummary::ViewOf(i) => parts.push(format!("returns view of arg {i}")),
         ReturnSummary::Alloc(_) => parts.push("returns new memory".into()),
+        ReturnSummary::Entry(t) => parts.push(format!("returns an entry of `{}`", t.name)),
     }
     parts.join(", ")
 }

@@ -135,8 +135,11 @@ pub enum RootOrigin {
     Alloc,
     /// Memory reached through parameter `n` (receiver = 0 for methods).
     Param(usize),
-    /// A `static` or a literal.
+    /// A literal, or an object built from plain values.
     Static,
+    /// A `static` table of the crate (see [`StaticTable`]): the same memory in every
+    /// function that names it, and at every call that reaches it.
+    Global,
     /// Returned by a call whose origin is not known.
     Unknown,
 }
@@ -601,6 +604,17 @@ pub struct Annotations {
     pub inplace: Vec<usize>,
 }
 
+/// A `static` of the crate (or of a function body), as a root: its name, element size
+/// and type, and its shape with the constants resolved. Functions reach it by name, so
+/// a summary can carry it from a callee to its callers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StaticTable {
+    pub name: String,
+    pub elem_bytes: u32,
+    pub elem_type: Option<String>,
+    pub shape: Vec<Expr>,
+}
+
 /// The IR of one function (or method).
 #[derive(Clone, Debug)]
 pub struct FnIr {
@@ -631,6 +645,9 @@ pub struct FnIr {
     pub compared: Vec<(Expr, Expr)>,
     /// Second owners of raw memory another owner holds (see [`OwnerCopy`]).
     pub owner_copies: Vec<OwnerCopy>,
+    /// Indices into `static` tables computed at run time (`LOCKS[hash % LEN]`): each
+    /// symbol stands for one entry, another each time the code runs, within its range.
+    pub run_time_indices: Vec<Iteration>,
 }
 
 /// A value made to own raw memory that another owner still holds: a type whose `Drop`

@@ -693,6 +693,18 @@ impl Lowerer<'_, '_, '_> {
                 span,
             );
         }
+        // Atomic writes of the callee to entries of `static` tables it chooses.
+        for (table, inner) in &summary.table_writes {
+            let value = self.table_entry(table, span);
+            self.emit(
+                Op::Atomic {
+                    value,
+                    write: true,
+                    inner: Some(*inner),
+                },
+                span,
+            );
+        }
         // What the signature alone says, when the body said nothing of the result:
         // `fn get(&self) -> &mut T` hands out unique access to all the receiver holds
         // (so each call claims it), and `fn new(target: &'a mut T) -> Self` makes a
@@ -737,6 +749,7 @@ impl Lowerer<'_, '_, '_> {
         }
         match summary.returns {
             ReturnSummary::Nothing => dst,
+            ReturnSummary::Entry(table) => self.table_entry(&table, span),
             ReturnSummary::ViewOf(i) => match arg(i) {
                 Some(src) => {
                     // A parameter of unknown type (a trait's `self`) hands out the one

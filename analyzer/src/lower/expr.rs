@@ -188,6 +188,14 @@ impl Lowerer<'_, '_, '_> {
             if let Some(v) = self.lookup(&name) {
                 return v;
             }
+            if let Some(v) = self.static_value(&name, span) {
+                return v;
+            }
+            if let Some(c) = self.ctx.index.const_value(&name) {
+                if let Ok(c) = i64::try_from(c) {
+                    return self.scalar(Some(Expr::int(c)), span);
+                }
+            }
             if name
                 .chars()
                 .all(|c| c.is_ascii_uppercase() || c == '_' || c.is_ascii_digit())

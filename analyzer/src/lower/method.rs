@@ -159,7 +159,15 @@ impl Lowerer<'_, '_, '_> {
         // be another type's.
         let known_struct = self.receiver_struct(recv).is_some();
         // One object of the struct, not a buffer of them (`slots.push(..)`).
+        // One element of a table of the crate's structs (`LOCKS[i]`) is one object too.
+        let one_element = known_struct
+            && self
+                .val(recv)
+                .view
+                .as_ref()
+                .is_some_and(|v| v.dims.is_empty());
         let one_object = self.is_struct_memory(recv)
+            || one_element
             || self.val(recv).name.as_deref() == Some("self")
                 && self
                     .item

@@ -20,6 +20,7 @@ mod parallel;
 mod place;
 mod raw_ptr;
 pub mod slice_macro;
+mod statics;
 mod tokens;
 
 use std::collections::HashMap;
@@ -176,6 +177,12 @@ pub(crate) struct Lowerer<'c, 'x, 'a> {
     /// Values declared with an owning buffer type (`Option<Vec<CString>>`) that the
     /// lowering only knows as a view, with the type of the buffer's elements.
     pub(crate) owned_by_type: HashMap<ValueId, Option<String>>,
+    /// `static`s declared in the function's body, by name.
+    pub(crate) local_statics: HashMap<String, crate::index::StaticItem>,
+    /// The root of each `static` table the function reaches, by name.
+    pub(crate) static_roots: HashMap<String, RootId>,
+    /// For [`FnIr::run_time_indices`].
+    pub(crate) run_time_indices: Vec<crate::ir::Iteration>,
 }
 
 /// Lowers function `idx` of the index, whose syntax is `ast`. Must run on the thread
@@ -259,6 +266,9 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
             pending_item: None,
             pointer_lists: HashMap::new(),
             owned_by_type: HashMap::new(),
+            local_statics: HashMap::new(),
+            static_roots: HashMap::new(),
+            run_time_indices: Vec::new(),
         }
     }
 
@@ -291,6 +301,7 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
             loop_ranges: self.loop_ranges,
             compared: self.compared,
             owner_copies: self.owner_copies,
+            run_time_indices: self.run_time_indices,
         }
     }
 
@@ -812,6 +823,7 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
 
     pub(crate) fn block_expr(&mut self, block: &syn::Block) -> ValueId {
         self.push_scope();
+        self.block_items(block);
         let mut last = None;
         let n = block.stmts.len();
         let mut i = 0;

@@ -358,8 +358,16 @@ impl Lowerer<'_, '_, '_> {
             }
             return self.unknown(span);
         }
+        let global = self
+            .root_of(base)
+            .is_some_and(|r| r.origin == RootOrigin::Global);
         let region = match (self.val(base).view.clone(), self.int_list(idx)) {
             (Some(v), Some(ix)) => geometry::index(&v, &ix),
+            // An entry of a `static` table chosen at run time (`LOCKS[hash % LEN]`).
+            (Some(v), None) if global && !v.dims.is_empty() => {
+                let i = self.run_time_index(v.dims[0].len.clone());
+                geometry::index(&v, &[i])
+            }
             _ => None,
         };
         self.emit(

@@ -208,6 +208,53 @@ fn s_macro_with_negative_step_becomes_a_slice_op() {
 }
 
 #[test]
+fn entries_of_a_static_table_are_carried_by_summaries() {
+    let (ir, _) = analyze_text(
+        "use std::sync::atomic::{AtomicBool, Ordering};
+         const N: usize = 32;
+         static LOCKS: [AtomicBool; N] = [const { AtomicBool::new(false) }; N];
+         fn pick(addr: usize) -> &'static AtomicBool { &LOCKS[(addr >> 4) % N] }
+         fn take(addr: usize) { while pick(addr).swap(true, Ordering::Acquire) {} }
+         fn user(addr: usize) { take(addr); }",
+    );
+    let by_name = |n: &str| {
+        let f = ir.functions().find(|f| f.name == n).expect("the function");
+        (f.clone(), ir.summary(f.id).cloned().expect("a summary"))
+    };
+    let (_, pick) = by_name("pick");
+    let crate::summary::ReturnSummary::Entry(table) = &pick.returns else {
+        panic!("{:?}", pick.returns);
+    };
+    assert_eq!((table.name.as_str(), table.elem_bytes), ("LOCKS", 1));
+    assert_eq!(table.shape, vec![crate::oracle::Expr::int(32)]);
+    let (_, take) = by_name("take");
+    assert_eq!(take.table_writes.len(), 1);
+    // The caller's atomic write is one entry at an index of its own, within the table.
+    let (user, _) = by_name("user");
+    let entry = user
+        .stmts()
+        .find_map(|(_, _, s)| match &s.op {
+            Op::Atomic { value, .. } => Some(*value),
+            _ => None,
+        })
+        .expect("an atomic write");
+    let view = user.value(entry).view.clone().expect("the entry's place");
+    let symbol = view
+        .offset
+        .symbols()
+        .into_iter()
+        .next()
+        .expect("a run-time index");
+    assert!(crate::models::is_run_time_index(&symbol), "{symbol}");
+    let range = user
+        .run_time_indices
+        .iter()
+        .find(|it| it.symbol == symbol)
+        .expect("its range");
+    assert_eq!(range.hi, crate::oracle::Expr::int(32));
+}
+
+#[test]
 fn matrix_blocks_have_their_geometry() {
     let f = lower_one(
         "fn k(d: &mut [f32; 16]) { \

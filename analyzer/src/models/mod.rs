@@ -629,6 +629,17 @@ pub fn is_tensor_size_symbol(symbol: &str) -> bool {
     symbol.ends_with(".numel")
 }
 
+/// The base name of the symbols for indices into `static` tables computed at run
+/// time: one entry each time the code runs.
+pub const RUN_TIME_INDEX: &str = "entry";
+
+/// Whether `symbol` is an index computed at run time (see [`RUN_TIME_INDEX`]).
+pub fn is_run_time_index(symbol: &str) -> bool {
+    symbol
+        .strip_prefix(RUN_TIME_INDEX)
+        .is_some_and(|rest| rest.starts_with('#'))
+}
+
 /// The name of the tensor handle type of PyTorch-style libraries.
 pub const TENSOR_TYPE: &str = "Tensor";
 
