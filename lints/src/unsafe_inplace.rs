@@ -41,7 +41,8 @@ crate::declare_lint! {
     ///   destination's memory with a different layout (`a.add_(&a.tr())`, a shifted
     ///   `zip_mut_with`, `assign` from a transposed view of the same buffer), so some
     ///   element is written before another index reads it. The same element-wise map
-    ///   on both sides (`a.add_(&a)`) is safe and not reported.
+    ///   on both sides (`a.add_(&a)`) is safe and not reported, nor is an op on two
+    ///   tensors the function tests with candle's `same_storage`.
     /// - **the destination has internal overlap**: two indices of the written view
     ///   reach one element (an expanded or broadcast view, a raw view with a zero or
     ///   too small stride), so the op writes that element several times.
@@ -592,6 +593,15 @@ fn partial_overlap_case(
     out: &mut Vec<LintFinding>,
 ) {
     if !facts.points_to.may_share_root(w.dst, src) {
+        return;
+    }
+    // The code asks whether the two share storage (`a.same_storage(&b)`): it handles
+    // the aliased case itself.
+    let tested = f.storage_tests.iter().any(|&(a, b)| {
+        let meets = |x: ValueId, y: ValueId| facts.points_to.may_share_root(x, y);
+        meets(a, w.dst) && meets(b, src) || meets(a, src) && meets(b, w.dst)
+    });
+    if tested {
         return;
     }
     let dst_v = f.value(w.dst).view.as_ref();

@@ -643,6 +643,9 @@ pub struct FnIr {
     /// in source order: where the code tests how two indices relate, it knows they
     /// may be equal.
     pub compared: Vec<(Expr, Expr)>,
+    /// Pairs of tensors the function asks whether they share storage (candle's
+    /// `a.same_storage(&b)`): where the code tests it, it handles the aliased case.
+    pub storage_tests: Vec<(ValueId, ValueId)>,
     /// Second owners of raw memory another owner holds (see [`OwnerCopy`]).
     pub owner_copies: Vec<OwnerCopy>,
     /// Indices into `static` tables computed at run time (`LOCKS[hash % LEN]`): each

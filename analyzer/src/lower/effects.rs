@@ -668,6 +668,12 @@ impl Lowerer<'_, '_, '_> {
                 None => self.unknown(span),
             },
             Sem::Metadata(meta) => self.metadata(meta, nth(0), span),
+            Sem::SameStorage => {
+                if let (Some(a), Some(b)) = (mem(self, nth(0)), mem(self, nth(1))) {
+                    self.storage_tests.push((a, b));
+                }
+                self.scalar(None, span)
+            }
             Sem::ShapeStrides => self.metadata(Meta::Other, nth(0), span),
             Sem::Transparent => match nth(0) {
                 Some(v) => v,

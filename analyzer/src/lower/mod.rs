@@ -148,6 +148,8 @@ pub(crate) struct Lowerer<'c, 'x, 'a> {
     pub(crate) param_memory: HashMap<ValueId, RootId>,
     /// Integer comparisons, for [`FnIr::compared`].
     pub(crate) compared: Vec<(Expr, Expr)>,
+    /// For [`FnIr::storage_tests`].
+    pub(crate) storage_tests: Vec<(ValueId, ValueId)>,
     /// Functions declared inside the body (in `extern` blocks or as nested items).
     body_items: std::collections::HashSet<String>,
     /// Values copied out of a raw owner (`let Owned(p, _) = o`, `o.ptr`), with the
@@ -252,6 +254,7 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
             fresh: 0,
             loop_ranges: Vec::new(),
             compared: Vec::new(),
+            storage_tests: Vec::new(),
             param_memory: HashMap::new(),
             declared: HashMap::new(),
             body_items: std::collections::HashSet::new(),
@@ -300,6 +303,7 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
             truncated: self.truncated,
             loop_ranges: self.loop_ranges,
             compared: self.compared,
+            storage_tests: self.storage_tests,
             owner_copies: self.owner_copies,
             run_time_indices: self.run_time_indices,
         }

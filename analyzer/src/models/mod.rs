@@ -257,6 +257,8 @@ pub enum Sem {
     /// row_stride, col_stride)` (faer's `from_raw_parts_mut`, nalgebra's
     /// `from_slice_with_strides_mut`).
     FromStrided,
+    /// candle's `a.same_storage(&b)`: a test of whether two tensors share storage.
+    SameStorage,
     /// candle's `dst.slice_set(&src, dim, offset)`: copies `src` into the part of the
     /// receiver that starts at `offset` along `dim` and is as long as `src` there.
     SliceSet,

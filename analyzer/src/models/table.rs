@@ -313,7 +313,7 @@ pub const TCH_METHODS: &[(&str, Sem)] = &[
     ("inplace_op1", Sem::InPlace(0)),
     ("inplace_op2", Sem::InPlace(0)),
     ("inplace_op3", Sem::InPlace(0)),
-    ("same_storage", Sem::Metadata(Meta::Other)),
+    ("same_storage", Sem::SameStorage),
     ("fill_", Sem::Overwrite(0)),
     ("zero_", Sem::Overwrite(0)),
     ("backward", Sem::Read),
