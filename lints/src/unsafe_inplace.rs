@@ -673,9 +673,23 @@ fn partial_overlap_case(
             format!("{dst} is overwritten here while the source is read"),
         ),
     );
+    // The same strides at another offset: a shifted copy of the destination's layout.
+    let shifted = match (dst_v, src_v) {
+        (Some(a), Some(b)) => {
+            a.dims.len() == b.dims.len()
+                && a.dims.iter().zip(&b.dims).all(|(x, y)| x.stride == y.stride)
+                && a.offset != b.offset
+        }
+        _ => false,
+    };
     let src_span = defs.get(&src).map(|d| d.stmt.span);
     if let Some(span) = src_span.filter(|s| *s != w.span) {
-        d = d.with_label(span, "this reaches the same memory with a different layout");
+        let how = if shifted {
+            "this reaches the same memory with the same layout, shifted"
+        } else {
+            "this reaches the same memory with a different layout"
+        };
+        d = d.with_label(span, how);
     }
     d = d
         .with_note(note)
