@@ -215,17 +215,13 @@ fn finding(
             .iter()
             .any(|s| tensor_lint_analyzer::models::is_tensor_size_symbol(s));
     let (kind, help, loop_at) = match around {
-        Around::Serial(..) if copy_of_param => (
-            "this loop",
-            format!("make {what} once before the loop: it copies the same tensor on every iteration"),
-            match around {
-                Around::Serial(body, k) => loop_span(body, k),
-                Around::Parallel(task) => Some(task),
-            },
-        ),
         Around::Serial(body, k) => (
             "this loop",
-            format!("allocate {what} once before the loop and reset it in the loop (`fill`, `assign`, `zero_`), or take it from a pool"),
+            if copy_of_param {
+                format!("make {what} once before the loop: it copies the same tensor on every iteration")
+            } else {
+                format!("allocate {what} once before the loop and reset it in the loop (`fill`, `assign`, `zero_`), or take it from a pool")
+            },
             loop_span(body, k),
         ),
         Around::Parallel(task) => (

@@ -69,7 +69,7 @@ pub const PASS: Option<crate::context::CheckFn> = Some(check);
 use std::collections::BTreeSet;
 
 use tensor_lint_analyzer::dataflow::parallel::{
-    assumptions_for, primed, AccessKind, TaskAccess, TaskFacts,
+    assumptions_for, primed, renamed, AccessKind, TaskAccess, TaskFacts,
 };
 use tensor_lint_analyzer::dataflow::Derivations;
 use tensor_lint_analyzer::ir::{FnIr, Iteration, Op, ParallelKind, Task};
@@ -265,14 +265,7 @@ fn tasks_share(
     let mut ranges: Vec<Iteration> = ta.task.iteration.iter().cloned().collect();
     let mut vb = vb.clone();
     if let Some(it) = &tb.task.iteration {
-        let name = primed(&it.symbol);
-        vb = vb.subst(&it.symbol, &Expr::sym(&name));
-        ranges.push(Iteration {
-            symbol: name,
-            lo: it.lo.clone(),
-            hi: it.hi.clone(),
-            value: it.value,
-        });
+        ranges.push(prime(&mut vb, it));
     }
     let asm = assumptions_for(ir, &ranges, &[va, &vb]);
     // Writes that meet are a race (`alias_race`), not false sharing.
@@ -281,6 +274,14 @@ fn tasks_share(
     }
     let answer = share_cache_line(va, &vb, line, &asm);
     answer.may_overlap().then_some(answer)
+}
+
+/// Renames `it`'s symbol in `v` to its primed name (the other writer's instance) and
+/// gives the renamed symbol's range.
+fn prime(v: &mut View, it: &Iteration) -> Iteration {
+    let name = primed(&it.symbol);
+    *v = v.subst(&it.symbol, &Expr::sym(&name));
+    renamed(it, name)
 }
 
 /// Whether `task` is spawned inside a loop of the code that spawns it, so that several
@@ -325,24 +326,12 @@ fn entries_share(
     if !va.dims.is_empty() || !vb.dims.is_empty() || (ra.is_empty() && rb.is_empty()) {
         return None;
     }
-    let range = |s: &str| ir.run_time_indices.iter().find(|it| it.symbol == s).cloned();
-    let mut ranges: Vec<Iteration> = ra.iter().filter_map(|s| range(s)).collect();
+    let range = |s: &str| ir.run_time_indices.iter().find(|it| it.symbol == s);
+    let mut ranges: Vec<Iteration> = ra.iter().filter_map(|s| range(s)).cloned().collect();
     ranges.extend(ita.cloned());
     let mut vb = vb.clone();
-    let mut renamed: Vec<(String, Iteration)> = rb
-        .iter()
-        .filter_map(|s| range(s).map(|it| (s.clone(), it)))
-        .collect();
-    renamed.extend(itb.map(|it| (it.symbol.clone(), it.clone())));
-    for (s, it) in renamed {
-        let name = primed(&s);
-        vb = vb.subst(&s, &Expr::sym(&name));
-        ranges.push(Iteration {
-            symbol: name,
-            lo: it.lo,
-            hi: it.hi,
-            value: it.value,
-        });
+    for it in rb.iter().filter_map(|s| range(s)).chain(itb) {
+        ranges.push(prime(&mut vb, it));
     }
     let mut asm = assumptions_for(ir, &ranges, &[va, &vb]);
     // Two different entries: the same one is contention for the lock, not sharing.

@@ -102,9 +102,22 @@ impl Lowerer<'_, '_, '_> {
         ty: TyClass,
         span: Span,
     ) -> ValueId {
-        let size = shape
-            .as_ref()
-            .map(|s| s.iter().fold(Expr::int(1), |acc, d| &acc * d));
+        let size = element_count(shape.as_deref());
+        self.alloc_sized(name, elem_bytes, shape, size, released_by, ty, span)
+    }
+
+    /// [`Self::alloc_value`] of `size` elements, also when the shape is not known.
+    #[allow(clippy::too_many_arguments)]
+    fn alloc_sized(
+        &mut self,
+        name: String,
+        elem_bytes: u32,
+        shape: Option<Vec<Expr>>,
+        size: Option<Expr>,
+        released_by: ReleasedBy,
+        ty: TyClass,
+        span: Span,
+    ) -> ValueId {
         let root = self.new_root(
             name,
             RootOrigin::Alloc,
@@ -128,21 +141,6 @@ impl Lowerer<'_, '_, '_> {
         let name = val.name.as_ref()?;
         (param && val.ty == TyClass::Tensor && !val.reassigned && is_plain_name(name))
             .then(|| Expr::sym(&models::tensor_size_symbol(name)))
-    }
-
-    /// Sets the size of the allocation that made `v`, the last one emitted.
-    fn set_alloc_size(&mut self, v: ValueId, count: Expr) {
-        let Some(block) = self.bodies[self.cur_body]
-            .blocks
-            .get_mut(self.cur_block.0 as usize)
-        else {
-            return;
-        };
-        if let Some(Op::Alloc { dst, size, .. }) = block.stmts.last_mut().map(|s| &mut s.op) {
-            if *dst == v {
-                *size = Some(count);
-            }
-        }
     }
 
     /// Whether `Tensor` in this function's module is the type of a library whose
@@ -276,24 +274,21 @@ impl Lowerer<'_, '_, '_> {
                 let ty = if ty == TyClass::Unknown { path_ty } else { ty };
                 // A copy of a tensor parameter of unknown rank: its element count is
                 // known as a symbol, its shape is not.
-                let count = match ctor {
+                let size = match ctor {
                     Ctor::Like(n) if shape.is_none() => {
                         all.get(n).and_then(|a| self.tensor_param_size(a.value))
                     }
-                    _ => None,
+                    _ => element_count(shape.as_deref()),
                 };
-                let v = self.alloc_value(
+                self.alloc_sized(
                     name.to_string(),
                     elem.unwrap_or(bytes),
                     shape,
+                    size,
                     ReleasedBy::Drop,
                     ty,
                     span,
-                );
-                if let Some(count) = count {
-                    self.set_alloc_size(v, count);
-                }
-                v
+                )
             }
             // Written as a method call, the out-parameter's place is not at hand here:
             // nothing is known to be made.
@@ -516,9 +511,7 @@ impl Lowerer<'_, '_, '_> {
                     view.shape().get(a).cloned()
                 });
                 let how = match (axis, int(self, 3), len) {
-                    (Some(axis), Some(start), Some(len)) => {
-                        slice_on_axis(axis, Some(start.clone()), Some(&start + &len), Expr::int(1))
-                    }
+                    (Some(axis), Some(start), Some(len)) => narrowed(axis, start, len),
                     _ => ViewOp::Opaque(name.to_string()),
                 };
                 let part = self.derive_view(dst, how, span);
@@ -969,9 +962,7 @@ impl Lowerer<'_, '_, '_> {
                 None => ViewOp::Opaque("slice".into()),
             },
             ViewKind::Narrow => match (axis_arg(self, 0), int(self, 1), int(self, 2)) {
-                (Some(axis), Some(start), Some(len)) => {
-                    slice_on_axis(axis, Some(start.clone()), Some(&start + &len), Expr::int(1))
-                }
+                (Some(axis), Some(start), Some(len)) => narrowed(axis, start, len),
                 _ => ViewOp::Opaque("narrow".into()),
             },
             ViewKind::TchSlice => match (axis_arg(self, 0), int(self, 3)) {
@@ -1031,52 +1022,12 @@ impl Lowerer<'_, '_, '_> {
                 } else {
                     (Some(0), int(self, 0))
                 };
-                let (Some(axis), Some(at)) = (axis, at) else {
-                    let a = self.derive_view(src, ViewOp::Opaque("split_at".into()), span);
-                    let b = self.derive_view(src, ViewOp::Opaque("split_at".into()), span);
-                    return self.tuple_value(vec![a, b], span);
-                };
-                let a = self.derive_view(
-                    src,
-                    ViewOp::Split {
-                        axis,
-                        at: at.clone(),
-                        second: false,
-                    },
-                    span,
-                );
-                let b = self.derive_view(
-                    src,
-                    ViewOp::Split {
-                        axis,
-                        at,
-                        second: true,
-                    },
-                    span,
-                );
-                return self.tuple_value(vec![a, b], span);
+                return self.split_pair(src, axis.zip(at), "split_at", span);
             }
-            ViewKind::SplitOn(axis) => match int(self, 0) {
-                Some(at) => {
-                    let parts = [false, true].map(|second| {
-                        self.derive_view(
-                            src,
-                            ViewOp::Split {
-                                axis,
-                                at: at.clone(),
-                                second,
-                            },
-                            span,
-                        )
-                    });
-                    return self.tuple_value(parts.to_vec(), span);
-                }
-                None => {
-                    let parts =
-                        [0, 1].map(|_| self.derive_view(src, ViewOp::Opaque("split".into()), span));
-                    return self.tuple_value(parts.to_vec(), span);
-                }
-            },
+            ViewKind::SplitOn(axis) => {
+                let at = int(self, 0);
+                return self.split_pair(src, at.map(|at| (axis, at)), "split", span);
+            }
             ViewKind::Block => match (int(self, 0), int(self, 1), int(self, 2), int(self, 3)) {
                 (Some(r), Some(c), Some(nr), Some(nc)) => {
                     ViewOp::Slice(vec![block_range(r, nr), block_range(c, nc)])
@@ -1157,6 +1108,29 @@ impl Lowerer<'_, '_, '_> {
         self.derive_view(src, how, span)
     }
 
+    /// The two parts of `src` split at `at` on `axis`, as a pair; parts of unknown
+    /// geometry (named `opaque`) when the split is not known.
+    fn split_pair(
+        &mut self,
+        src: ValueId,
+        split: Option<(usize, Expr)>,
+        opaque: &str,
+        span: Span,
+    ) -> ValueId {
+        let parts = [false, true].map(|second| {
+            let how = match &split {
+                Some((axis, at)) => ViewOp::Split {
+                    axis: *axis,
+                    at: at.clone(),
+                    second,
+                },
+                None => ViewOp::Opaque(opaque.into()),
+            };
+            self.derive_view(src, how, span)
+        });
+        self.tuple_value(parts.to_vec(), span)
+    }
+
     /// One axis of a block written as a range (`1..3`) or an index (`2`).
     fn range_of(&self, v: ValueId) -> Option<SliceSpec> {
         if let Some((lo, hi)) = self.iters.get(&v).and_then(|i| i.range.clone()) {
@@ -1181,6 +1155,11 @@ impl Lowerer<'_, '_, '_> {
     }
 }
 
+/// The number of elements of a buffer of `shape`.
+fn element_count(shape: Option<&[Expr]>) -> Option<Expr> {
+    shape.map(|s| s.iter().fold(Expr::int(1), |acc, d| &acc * d))
+}
+
 /// `start..start + len` with step 1.
 fn block_range(start: Expr, len: Expr) -> SliceSpec {
     SliceSpec::Range {
@@ -1188,6 +1167,11 @@ fn block_range(start: Expr, len: Expr) -> SliceSpec {
         start: Some(start),
         step: Expr::int(1),
     }
+}
+
+/// `len` elements from `start` on `axis` (tch's and candle's `narrow`).
+fn narrowed(axis: usize, start: Expr, len: Expr) -> ViewOp {
+    slice_on_axis(axis, Some(start.clone()), Some(&start + &len), Expr::int(1))
 }
 
 pub(crate) fn slice_on_axis(

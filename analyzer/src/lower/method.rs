@@ -38,15 +38,12 @@ impl Lowerer<'_, '_, '_> {
         let v = self.method_call_on(m, recv, &method, span);
         self.pending_item = None;
         if mapping {
-            let passing = self.item_passing(&m.receiver, recv);
+            // The closure the adapter called, or the function it names.
             let closure = self.closure_called_since(mark);
+            let passing = self.item_passing(&m.receiver, recv);
             if let Some(list) = self.mapped_pointers(recv, closure, passing, span) {
                 return list;
             }
-        }
-        if mapping {
-            // The closure the adapter called, or the function it names.
-            let closure = self.closure_called_since(mark);
             let path = match &m.args[0] {
                 syn::Expr::Path(p) => Some(&p.path),
                 _ => None,

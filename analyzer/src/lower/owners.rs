@@ -171,17 +171,11 @@ impl Lowerer<'_, '_, '_> {
         path: Option<&syn::Path>,
     ) {
         let from_closure = closure.and_then(|b| {
-            self.bodies
-                .get(b.0 as usize)?
-                .blocks
-                .iter()
-                .find_map(|blk| match &blk.term {
-                    crate::ir::Terminator::Return { value: Some(v), .. } => self
-                        .root_of(*v)
-                        .filter(|r| r.origin == RootOrigin::Alloc && r.released_by.is_owed())
-                        .map(|r| r.released_by.clone()),
-                    _ => None,
-                })
+            self.closure_returns(b).into_iter().find_map(|v| {
+                self.root_of(v)
+                    .filter(|r| r.origin == RootOrigin::Alloc && r.released_by.is_owed())
+                    .map(|r| r.released_by.clone())
+            })
         });
         let from_fn = path.and_then(|p| {
             let segs: Vec<String> = p.segments.iter().map(|s| s.ident.to_string()).collect();
