@@ -1131,6 +1131,31 @@ impl Lowerer<'_, '_, '_> {
         self.tuple_value(parts.to_vec(), span)
     }
 
+    /// The four blocks of the matrix `src` split at `(row, col)`, as a tuple in faer's
+    /// order (top left, top right, bottom left, bottom right); blocks of unknown
+    /// geometry when the split is not known.
+    pub(crate) fn quadrants(
+        &mut self,
+        src: ValueId,
+        split: Option<(Expr, Expr)>,
+        span: Span,
+    ) -> ValueId {
+        let half = |at: &Expr, second: bool| SliceSpec::Range {
+            start: second.then(|| at.clone()),
+            end: (!second).then(|| at.clone()),
+            step: Expr::int(1),
+        };
+        let parts =
+            [(false, false), (false, true), (true, false), (true, true)].map(|(bottom, right)| {
+                let how = match &split {
+                    Some((row, col)) => ViewOp::Slice(vec![half(row, bottom), half(col, right)]),
+                    None => ViewOp::Opaque("split_at".into()),
+                };
+                self.derive_view(src, how, span)
+            });
+        self.tuple_value(parts.to_vec(), span)
+    }
+
     /// One axis of a block written as a range (`1..3`) or an index (`2`).
     fn range_of(&self, v: ValueId) -> Option<SliceSpec> {
         if let Some((lo, hi)) = self.iters.get(&v).and_then(|i| i.range.clone()) {

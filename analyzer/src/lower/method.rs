@@ -4,7 +4,7 @@
 use super::call::Arg;
 use super::Lowerer;
 use crate::ir::{ValueId, ValueKind};
-use crate::models::{self, IntOp, ParKind, Sem};
+use crate::models::{self, IntOp, ParKind, Sem, ViewKind};
 use crate::oracle::Expr;
 use crate::source::Span;
 
@@ -123,6 +123,20 @@ impl Lowerer<'_, '_, '_> {
         }
         // A null test of something that is not a pointer is no model of anything.
         let sem = sem.filter(|s| *s != Sem::NullTest);
+        // faer's `m.split_at_mut(row, col)`: the four blocks of a matrix. ndarray's
+        // `split_at(Axis(k), i)` names its axis with `Axis(..)` or a binding, never with
+        // a number computed in place.
+        let matrix = self.val(recv).view.as_ref().is_some_and(|v| v.ndim() == 2);
+        if sem == Some(Sem::View(ViewKind::SplitAt))
+            && matrix
+            && m.args.len() == 2
+            && is_computed_index(&m.args[0])
+        {
+            let args = self.lower_args(m.args.iter());
+            let at = |k: usize| self.val(args[k].value).int.clone();
+            let split = at(0).zip(at(1));
+            return self.quadrants(recv, split, span);
+        }
         if let Some(v) = self.int_method(recv, &method, &m.args, span) {
             return v;
         }
@@ -335,5 +349,20 @@ impl Lowerer<'_, '_, '_> {
             && self.ctx.index.fns.iter().any(|f| {
                 f.name == method && f.trait_name.as_ref().is_some_and(|t| traits.contains(t))
             })
+    }
+}
+
+/// An integer written in place (`2`, `n / 2`, `a.nrows()`), not a binding or a
+/// constructor call: what a row index is and an `Axis` never is.
+fn is_computed_index(e: &syn::Expr) -> bool {
+    match e {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(_),
+            ..
+        })
+        | syn::Expr::Binary(_)
+        | syn::Expr::MethodCall(_) => true,
+        syn::Expr::Paren(p) => is_computed_index(&p.expr),
+        _ => false,
     }
 }
