@@ -350,6 +350,7 @@ pub(crate) fn analyze_text(text: &str) -> (CrateIr, SourceMap) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::oracle::Expr;
 
     #[test]
     fn annotation_errors_are_returned_not_panicked() {
@@ -368,6 +369,32 @@ mod tests {
             let s = ir.summary(f.id).expect("summarized");
             assert!(s.writes.contains(&1), "{} {:?}", f.name, s);
         }
+    }
+
+    #[test]
+    fn callees_say_which_elements_they_write_through_a_pointer() {
+        let (ir, _) = analyze_text(
+            "unsafe fn mark(bits: *mut u8, i: usize) { *bits.add(i >> 3) |= 1; }
+             unsafe fn row(c: *mut f32, n: usize) { for j in 0..n { *c.add(j) = 0.0; } }
+             unsafe fn anywhere(c: *mut f32, v: &[usize]) { *c.add(v[0]) = 0.0; }",
+        );
+        let summary = |name: &str| {
+            let f = ir.functions().find(|f| f.name == name).expect("lowered");
+            ir.summary(f.id).expect("summarized").clone()
+        };
+        let mark = summary("mark");
+        assert_eq!(mark.write_regions.len(), 1, "{mark:?}");
+        assert_eq!(mark.write_regions[0].offset, Expr::sym("i").div_floor(8));
+        assert!(mark.write_regions[0].dims.is_empty());
+        let row = summary("row");
+        assert_eq!(row.write_regions.len(), 1, "{row:?}");
+        assert_eq!(row.write_regions[0].dims[0].len, Expr::sym("n"));
+        // A place read from memory is no place over the parameters: the write stays whole.
+        let anywhere = summary("anywhere");
+        assert!(
+            anywhere.writes.contains(&0) && anywhere.write_regions.is_empty(),
+            "{anywhere:?}"
+        );
     }
 
     #[test]

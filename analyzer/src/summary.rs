@@ -55,6 +55,22 @@ pub struct FnSummary {
     /// past the start of the argument's memory, over the names of the function's
     /// integer parameters (`self.ptr_mut().add(i)` gives `i`).
     pub returns_offset: Option<crate::oracle::Expr>,
+    /// The elements a function writes through a raw-pointer parameter, when every
+    /// write through it has a place known over the function's integer parameters:
+    /// `*data.add(i >> 3) &= m` writes element `i/8`, and a loop `for j in 0..n` writing
+    /// `*c.add(j)` writes `n` elements from 0. The caller places them at its argument.
+    pub write_regions: Vec<WriteRegion>,
+}
+
+/// Elements a function writes through raw-pointer parameter `param`: `offset` elements
+/// past where the pointer points, with `dims` (length, stride), all over the names of
+/// the function's integer parameters.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WriteRegion {
+    pub param: usize,
+    pub elem_bytes: u32,
+    pub offset: crate::oracle::Expr,
+    pub dims: Vec<crate::oracle::Dim>,
 }
 
 /// A parameter an atomic operation of the function writes: its index, the bytes
@@ -155,6 +171,7 @@ impl FnSummary {
             };
             set.extend(params_of(value));
         }
+        s.write_regions = write_regions(ir, &s.writes);
         // Memory a function frees is gone, not kept: freeing is the stronger effect.
         let frees = s.frees.clone();
         s.escapes.retain(|i| !frees.contains(i));
@@ -307,21 +324,90 @@ fn pointer_offset(ir: &FnIr, v: ValueId) -> Option<crate::oracle::Expr> {
         return None;
     }
     let view = val.view.as_ref()?;
-    let body = ir.bodies.first()?;
-    let names: Vec<String> = body
-        .params
+    let names = int_param_names(ir);
+    view.offset
+        .symbols()
+        .iter()
+        .all(|s| names.iter().any(|n| n == s))
+        .then(|| view.offset.clone())
+}
+
+/// The names of `ir`'s integer parameters that stand for themselves.
+fn int_param_names(ir: &FnIr) -> Vec<String> {
+    let Some(body) = ir.bodies.first() else {
+        return Vec::new();
+    };
+    body.params
         .iter()
         .filter_map(|p| {
             let pv = ir.values.get(p.0 as usize)?;
             let name = pv.name.clone()?;
             (pv.int.as_ref()? == &crate::oracle::Expr::sym(&name)).then_some(name)
         })
-        .collect();
-    view.offset
-        .symbols()
-        .iter()
-        .all(|s| names.iter().any(|n| n == s))
-        .then(|| view.offset.clone())
+        .collect()
+}
+
+/// What [`FnSummary::write_regions`] says of `ir`: for each raw-pointer parameter in
+/// `writes` whose every write has a known place, those places relative to it.
+fn write_regions(ir: &FnIr, writes: &BTreeSet<usize>) -> Vec<WriteRegion> {
+    let Some(body) = ir.bodies.first() else {
+        return Vec::new();
+    };
+    let names = int_param_names(ir);
+    let loops: Vec<&crate::ir::Iteration> = ir.loop_ranges.iter().map(|(_, it)| it).collect();
+    let mut out = Vec::new();
+    for &param in writes {
+        let Some(pv) = body
+            .params
+            .get(param)
+            .and_then(|p| ir.values.get(p.0 as usize))
+        else {
+            continue;
+        };
+        let (ValueKind::RawPtr(Some(root)), Some(base)) = (&pv.kind, pv.view.as_ref()) else {
+            continue;
+        };
+        let mut places = Vec::new();
+        let mut known = true;
+        for (_, _, stmt) in ir.stmts() {
+            let (value, region) = match &stmt.op {
+                Op::Write { value, region } => (*value, region.as_ref()),
+                Op::InPlace { dst, .. } => (*dst, None),
+                _ => continue,
+            };
+            let Some(v) = ir.values.get(value.0 as usize) else {
+                continue;
+            };
+            if v.kind.root() != Some(*root) {
+                continue;
+            }
+            let place = region
+                .or(v.view.as_ref())
+                .and_then(|r| crate::dataflow::parallel::fold_loops(r.clone(), &loops))
+                .map(|(r, _)| r)
+                .filter(|r| {
+                    r.symbols().iter().all(|s| names.contains(s))
+                        && !base.offset.symbols().iter().any(|s| !names.contains(s))
+                });
+            match place {
+                Some(r) => places.push(WriteRegion {
+                    param,
+                    elem_bytes: r.elem_bytes,
+                    offset: &r.offset - &base.offset,
+                    dims: r.dims,
+                }),
+                None => {
+                    known = false;
+                    break;
+                }
+            }
+        }
+        if known {
+            places.dedup();
+            out.extend(places);
+        }
+    }
+    out
 }
 
 /// Whether `v` is a parameter's memory (or a field of it) reached only through

@@ -79,6 +79,10 @@ struct Conflict<'a> {
     proven: bool,
     /// Symbols of the second instance's iteration, as renamed in the query.
     second_symbol: Option<String>,
+    /// Values the two instances never share, as both instances name them (the loop
+    /// variables walking each instance's own range): the overlap comes from different
+    /// ones.
+    own: Vec<Own>,
 }
 
 impl Conflict<'_> {
@@ -176,6 +180,7 @@ fn conflict<'a>(
     }
     let mut second_symbol = None;
     let mut vb = vb.clone();
+    let mut distinct: Vec<Own> = Vec::new();
     if let Some(it) = tb.task.iteration.as_ref() {
         // Two instances of one loop of spawns (or of one parallel iteration) are told
         // apart by renaming the second one's variable.
@@ -185,6 +190,9 @@ fn conflict<'a>(
             ranges.push(renamed(it, name.clone()));
             existential.insert(name.clone());
             second_symbol = Some(name);
+            if same_task {
+                distinct = other_instance(ir, tb, &it.symbol, &mut vb, &mut ranges, &mut existential);
+            }
         } else {
             ranges.push(it.clone());
             existential.insert(it.symbol.clone());
@@ -192,7 +200,8 @@ fn conflict<'a>(
     }
     // Two accesses of one replicated task through the same map (a read and a write of
     // one row) ask the per-iteration question, which has fast paths for tiles.
-    let one_map = same_task && (std::ptr::eq(a, b) || a.view == b.view);
+    let varies = va.symbols().iter().any(|s| ta.instance.contains(s));
+    let one_map = same_task && !varies && (std::ptr::eq(a, b) || a.view == b.view);
     let answer = if one_map {
         let it = ia?;
         // The oracle bounds the iteration variable itself.
@@ -214,6 +223,9 @@ fn conflict<'a>(
         checked(answer, va, &va.subst(&it.symbol, &Expr::sym(&other)), &both)?
     } else {
         let mut asm = assumptions_for(ir, &ranges, &[va, &vb]);
+        for o in distinct.iter().filter(|o| o.assumed) {
+            asm.push(o.first.clone(), Cmp::Ne, o.second.clone());
+        }
         if let (true, Some(it), Some(name)) = (same_task, ia, second_symbol.as_ref()) {
             asm.push(Expr::sym(&it.symbol), Cmp::Ne, Expr::sym(name));
             // The two instances are iterations that run, also when an access does not
@@ -245,7 +257,103 @@ fn conflict<'a>(
         answer,
         proven,
         second_symbol,
+        own: distinct,
     })
+}
+
+/// The loop variable whose different values of the two instances reach one element,
+/// with those values under the witness.
+fn own_values(c: &Conflict<'_>) -> Option<(String, i64, i64)> {
+    let w = c.answer.witness.as_ref()?;
+    let value = |s: &str| {
+        w.symbols
+            .iter()
+            .find(|(k, _)| k == s)
+            .map(|(_, v)| Expr::int(*v))
+    };
+    c.own.iter().find_map(|o| {
+        let (vx, vy) = (
+            o.first.map_symbols(&value).as_const()?,
+            o.second.map_symbols(&value).as_const()?,
+        );
+        (vx != vy).then(|| (symbol_name(&o.var).to_string(), vx, vy))
+    })
+}
+
+/// The second instance of replicated task `t` in a query: what varies between
+/// instances besides the iteration `iter` (loop variables inside the task, range
+/// bounds it computes at run time) is renamed in `vb`, with the loops' ranges. Returns
+/// the pairs of values the two instances never share: a loop over a range the task
+/// computes at run time (`for row in start..end` with the bounds read from a table)
+/// walks that instance's own part, as the code intends, so its values differ between
+/// instances; what is derived from them may still meet (`row / 8` of a bitmap).
+fn other_instance(
+    ir: &FnIr,
+    t: &TaskFacts,
+    iter: &str,
+    vb: &mut View,
+    ranges: &mut Vec<Iteration>,
+    existential: &mut BTreeSet<String>,
+) -> Vec<Own> {
+    let renames: BTreeMap<String, Expr> = t
+        .instance
+        .iter()
+        .chain(std::iter::once(&iter.to_string()))
+        .map(|s| (s.clone(), Expr::sym(&primed(s))))
+        .collect();
+    let rename = |e: &Expr| e.map_symbols(&|s| renames.get(s).cloned());
+    let mentioned = vb.symbols();
+    let mut renamed_view = vb.clone();
+    for s in &t.instance {
+        renamed_view = renamed_view.subst(s, &Expr::sym(&primed(s)));
+    }
+    *vb = renamed_view;
+    let mut distinct = Vec::new();
+    for (_, l) in &ir.loop_ranges {
+        if !t.instance.contains(&l.symbol) || !mentioned.contains(&l.symbol) {
+            continue;
+        }
+        let name = primed(&l.symbol);
+        ranges.push(Iteration {
+            symbol: name.clone(),
+            lo: rename(&l.lo),
+            hi: rename(&l.hi),
+            value: None,
+        });
+        existential.insert(name);
+        let start = ir
+            .loop_starts
+            .iter()
+            .find(|(s, _)| *s == l.symbol)
+            .map_or_else(|| Expr::int(0), |(_, e)| e.clone());
+        // A range computed at run time by the instance itself, or one placed by the
+        // iteration (`t * per..t * per + per`): each instance's own values.
+        let is_loop = |s: &String| ir.loop_ranges.iter().any(|(_, o)| o.symbol == *s);
+        let run_time = start
+            .symbols()
+            .iter()
+            .any(|s| t.instance.contains(s) && !is_loop(s));
+        let placed = start.mentions(iter) || l.hi.mentions(iter);
+        if run_time || placed {
+            let value = &start + &Expr::sym(&l.symbol);
+            distinct.push(Own {
+                var: l.symbol.clone(),
+                second: rename(&value),
+                first: value,
+                assumed: run_time,
+            });
+        }
+    }
+    distinct
+}
+
+/// A loop variable of a replicated task as both instances name it, and whether the two
+/// are taken to differ (a loop over the instance's own run-time range).
+struct Own {
+    var: String,
+    first: Expr,
+    second: Expr,
+    assumed: bool,
 }
 
 /// `answer`, unless its witness fails when substituted into `a` and `b`: the witness is
@@ -376,7 +484,9 @@ fn finding(cx: &LintContext<'_>, ir: &FnIr, derived: &Derivations, c: Conflict<'
     );
     let may = if c.proven { "" } else { "may " };
     let replicated = c.same_task;
+    let own = own_values(&c);
     let fixed = replicated
+        && own.is_none()
         && std::ptr::eq(a, b)
         && ta
             .task
@@ -492,6 +602,14 @@ fn finding(cx: &LintContext<'_>, ir: &FnIr, derived: &Derivations, c: Conflict<'
             ))
             .with_help(format!(
                 "give each iteration its own elements of `{root}` (offset the writes by the iteration's index), or combine the per-iteration values with a reduction and write once"
+            ));
+    } else if let Some((var, x, y)) = own {
+        diagnostic = diagnostic
+            .with_note(format!(
+                "each iteration walks its own `{var}`s, yet two different ones reach one element: `{var} = {x}` in one iteration and `{var} = {y}` in the other"
+            ))
+            .with_help(format!(
+                "make the element written depend on all of `{var}`, or give each iteration all the `{var}`s that share an element of `{root}` (partition by the element written)"
             ));
     } else if ta.number == 0 || tb.number == 0 {
         diagnostic = diagnostic.with_help(format!(

@@ -99,6 +99,13 @@ fn check(cx: &LintContext<'_>, out: &mut Vec<LintFinding>) {
                         a.kind == AccessKind::Write
                             && (a.in_loop || region.in_loop)
                             && !is_padded(ir, a.root, line)
+                            // A place over the task's own loop variables left unfolded
+                            // (`item / k`) says where one write lands, not which lines
+                            // the task keeps writing.
+                            && !a
+                                .view
+                                .as_ref()
+                                .is_some_and(|v| v.symbols().iter().any(|s| t.instance.contains(s)))
                     })
                     .map(|(k, _)| k)
                     .collect()

@@ -20,6 +20,10 @@ pub struct TaskFacts {
     pub number: usize,
     pub task: Task,
     pub accesses: Vec<TaskAccess>,
+    /// Symbols that take another value in each instance of a replicated task besides
+    /// its iteration's: the variables of the loops inside it and the range bounds it
+    /// computes at run time (see [`instance_symbols`]).
+    pub instance: BTreeSet<String>,
 }
 
 /// A parallel region of a function with the tasks whose accesses run concurrently.
@@ -100,6 +104,7 @@ fn regions(ir: &FnIr, derived: &Derivations) -> Vec<RegionFacts> {
                             number: group.tasks.len() + 1,
                             task: task.clone(),
                             accesses: task_accesses(ir, derived, task),
+                            instance: instance_symbols(ir, task),
                         });
                     }
                     spawned_threads = Some((group, stmt.span.range().end));
@@ -115,6 +120,7 @@ fn regions(ir: &FnIr, derived: &Derivations) -> Vec<RegionFacts> {
                                 number: 0,
                                 task: task.clone(),
                                 accesses,
+                                instance: instance_symbols(ir, task),
                             });
                         }
                         continue;
@@ -124,6 +130,7 @@ fn regions(ir: &FnIr, derived: &Derivations) -> Vec<RegionFacts> {
                         number: spawned,
                         task: task.clone(),
                         accesses: task_accesses(ir, derived, task),
+                        instance: instance_symbols(ir, task),
                     });
                 }
                 out.push(RegionFacts {
@@ -185,6 +192,31 @@ fn after_first_spawn(ir: &FnIr, derived: &Derivations, scope: &Task) -> Vec<Task
         .collect()
 }
 
+/// The range bounds a task computes at run time (in its own code or the closures and
+/// nested regions it runs): another value in each instance.
+fn run_bounds_of(ir: &FnIr, bodies: &[BodyId]) -> BTreeSet<String> {
+    ir.run_bounds
+        .iter()
+        .filter(|(b, _)| bodies.contains(b))
+        .map(|(_, s)| s.clone())
+        .collect()
+}
+
+/// What varies between two instances of `task` besides its iteration variable: the
+/// range bounds it computes at run time and the variables of the loops inside it.
+pub fn instance_symbols(ir: &FnIr, task: &Task) -> BTreeSet<String> {
+    let mut bodies = Vec::new();
+    reached_bodies(ir, task.body, &mut bodies);
+    let mut out = run_bounds_of(ir, &bodies);
+    out.extend(
+        ir.loop_ranges
+            .iter()
+            .filter(|(b, _)| bodies.contains(b))
+            .map(|(_, it)| it.symbol.clone()),
+    );
+    out
+}
+
 /// The name a replicated task's second instance is known by in a query.
 pub fn primed(symbol: &str) -> String {
     format!("{symbol}'")
@@ -211,6 +243,17 @@ pub fn assumptions_for(ir: &FnIr, ranges: &[Iteration], views: &[&View]) -> Assu
     // Sizes, lengths and indices are `usize` in the code these views come from.
     for s in symbols.difference(&ranged) {
         asm.push(Expr::sym(s), Cmp::Ge, Expr::int(0));
+    }
+    // A size the code divides by is not zero where the division runs.
+    let divisors: BTreeSet<Expr> = views
+        .iter()
+        .flat_map(|v| {
+            std::iter::once(&v.offset).chain(v.dims.iter().flat_map(|d| [&d.len, &d.stride]))
+        })
+        .flat_map(Expr::divisors)
+        .collect();
+    for d in divisors {
+        asm.push(d, Cmp::Ge, Expr::int(1));
     }
     asm
 }
@@ -307,7 +350,7 @@ fn is_synchronised(ir: &FnIr, root: RootId) -> bool {
 
 /// Folds the loop variables of `loops` that `view` mentions into trailing dimensions:
 /// `offset + c*k` for `lo <= k < hi` is the dimension `(hi - lo, c)` from `offset + c*lo`.
-fn fold_loops(view: View, loops: &[&Iteration]) -> Option<(View, Vec<(String, Expr)>)> {
+pub(crate) fn fold_loops(view: View, loops: &[&Iteration]) -> Option<(View, Vec<(String, Expr)>)> {
     let mut view = view;
     let mut folded = Vec::new();
     for l in loops {
@@ -333,6 +376,21 @@ fn fold_loops(view: View, loops: &[&Iteration]) -> Option<(View, Vec<(String, Ex
         folded.push((l.symbol.clone(), l.lo.clone()));
     }
     Some((view, folded))
+}
+
+/// Whether `view` mentions loop variables only in its offset, none of them bounding
+/// another loop: then they can stay symbols, each within its loop's range.
+fn unfoldable(view: &View, loops: &[&Iteration]) -> bool {
+    loops.iter().all(|l| {
+        !view.mentions(&l.symbol)
+            || (!view
+                .dims
+                .iter()
+                .any(|d| d.len.mentions(&l.symbol) || d.stride.mentions(&l.symbol))
+                && !loops
+                    .iter()
+                    .any(|o| o.lo.mentions(&l.symbol) || o.hi.mentions(&l.symbol)))
+    })
 }
 
 /// The reads and writes of one task instance, including those of the closures it calls
@@ -361,6 +419,7 @@ fn task_accesses(ir: &FnIr, derived: &Derivations, task: &Task) -> Vec<TaskAcces
         .flatten()
         .collect();
     loops.extend(nested);
+    let run_bounds = run_bounds_of(ir, &bodies);
     let mut out = Vec::new();
     for &b in &bodies {
         let nested_in_loop = b != task.body && body_called_in_loop(ir, &bodies, b);
@@ -388,7 +447,20 @@ fn task_accesses(ir: &FnIr, derived: &Derivations, task: &Task) -> Vec<TaskAcces
                         (_, None) => v.view.clone(),
                     };
                     let own_dims = region.as_ref().map_or(0, View::ndim);
-                    let folded = region.and_then(|r| fold_loops(r, &loops));
+                    // A place at a range bound the task computes at run time (`for i
+                    // in start..end` with `start` read from a table) keeps its loop
+                    // variables: the race check relates them between instances.
+                    let at_run_bound = region
+                        .as_ref()
+                        .is_some_and(|r| r.symbols().iter().any(|s| run_bounds.contains(s)));
+                    // So does a place that is no affine map of them (`item / k`): the
+                    // query bounds each variable by its loop instead.
+                    let folded = match region {
+                        Some(r) if at_run_bound => Some((r, Vec::new())),
+                        Some(r) => fold_loops(r.clone(), &loops)
+                            .or_else(|| unfoldable(&r, &loops).then(|| (r, Vec::new()))),
+                        None => None,
+                    };
                     let (view, folded) = match folded {
                         Some((v, f)) => (Some(v), f),
                         None => (None, Vec::new()),

@@ -651,6 +651,13 @@ pub struct FnIr {
     /// Indices into `static` tables computed at run time (`LOCKS[hash % LEN]`): each
     /// symbol stands for one entry, another each time the code runs, within its range.
     pub run_time_indices: Vec<Iteration>,
+    /// Range bounds computed at run time (`for i in start..end` with `start` read from
+    /// a table), each a symbol of its own, with the body that computes it: inside a
+    /// parallel task, another value in each task instance.
+    pub run_bounds: Vec<(BodyId, String)>,
+    /// Where each serial `for` loop's values start: the loop variable's value is this
+    /// plus its symbol (which counts from 0).
+    pub loop_starts: Vec<(String, Expr)>,
 }
 
 /// A value made to own raw memory that another owner still holds: a type whose `Drop`

@@ -618,15 +618,24 @@ impl Lowerer<'_, '_, '_> {
                     region: None,
                 }),
         );
-        effects.extend(
-            memory_args(&summary.writes)
-                .into_iter()
-                .filter(|&v| !self.writes_elsewhere(v))
-                .map(|value| Op::Write {
+        for &i in &summary.writes {
+            let Some(value) = arg(i).filter(|&v| self.val(v).kind.is_memory()) else {
+                continue;
+            };
+            if self.writes_elsewhere(value) {
+                continue;
+            }
+            match self.placed_writes(idx, &summary, i, value, args) {
+                Some(regions) => effects.extend(regions.into_iter().map(|region| Op::Write {
+                    value,
+                    region: Some(region),
+                })),
+                None => effects.push(Op::Write {
                     value,
                     region: None,
                 }),
-        );
+            }
+        }
         for dst in memory_args(&summary.inplace)
             .into_iter()
             .filter(|&v| !self.writes_elsewhere(v))
@@ -791,6 +800,53 @@ impl Lowerer<'_, '_, '_> {
                 self.alloc_value(name, 4, None, released_by, TyClass::Unknown, span)
             }
         }
+    }
+
+    /// The elements callee `idx` writes through its raw-pointer parameter `param`, placed
+    /// at the pointer `value` passed for it (see [`FnSummary::write_regions`]); `None`
+    /// when the callee's summary does not place them or an integer argument is unknown.
+    fn placed_writes(
+        &self,
+        idx: usize,
+        summary: &crate::summary::FnSummary,
+        param: usize,
+        value: ValueId,
+        args: &[Arg],
+    ) -> Option<Vec<crate::oracle::View>> {
+        let places: Vec<_> = summary
+            .write_regions
+            .iter()
+            .filter(|w| w.param == param)
+            .collect();
+        if places.is_empty() || !matches!(self.val(value).kind, ValueKind::RawPtr(_)) {
+            return None;
+        }
+        let at = self.val(value).view.clone()?;
+        places
+            .into_iter()
+            .map(|w| {
+                if w.elem_bytes != at.elem_bytes {
+                    return None;
+                }
+                let offset = self.callee_offset(idx, &w.offset, args)?;
+                let dims = w
+                    .dims
+                    .iter()
+                    .map(|d| {
+                        Some(crate::oracle::Dim {
+                            len: self.callee_offset(idx, &d.len, args)?,
+                            stride: self.callee_offset(idx, &d.stride, args)?,
+                        })
+                    })
+                    .collect::<Option<Vec<_>>>()?;
+                Some(crate::oracle::View {
+                    root: at.root,
+                    elem_bytes: at.elem_bytes,
+                    offset: &at.offset + &offset,
+                    dims,
+                })
+            })
+            .collect()
     }
 
     /// A callee's offset over its integer parameters, in the caller's terms: each

@@ -311,6 +311,9 @@ impl Lowerer<'_, '_, '_> {
                 };
                 self.loop_ranges
                     .push((crate::ir::BodyId(self.cur_body as u32), range));
+                if let Some((start, _)) = self.iters.get(&iter).and_then(|i| i.range.clone()) {
+                    self.loop_starts.push((sym.clone(), start));
+                }
             }
             self.bind_pat(pat, item);
         }

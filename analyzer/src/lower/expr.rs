@@ -138,12 +138,18 @@ impl Lowerer<'_, '_, '_> {
                 let lo = r.start.as_ref().map(|e| self.expr(e));
                 let hi = r.end.as_ref().map(|e| self.expr(e));
                 // An unknown bound is still one value: a symbol of its own.
+                let fresh = |l: &mut Self, base: &str| {
+                    let sym = l.fresh_symbol(base);
+                    l.run_bounds
+                        .push((crate::ir::BodyId(l.cur_body as u32), sym.clone()));
+                    Expr::sym(&sym)
+                };
                 let bound = |l: &mut Self, v: Option<ValueId>, missing: i64, base: &str| match v {
                     None if missing >= 0 => Expr::int(missing),
-                    None => Expr::sym(&l.fresh_symbol(base)),
+                    None => fresh(l, base),
                     Some(v) => match l.val(v).int.clone() {
                         Some(i) => i,
-                        None => Expr::sym(&l.fresh_symbol(base)),
+                        None => fresh(l, base),
                     },
                 };
                 let lo_int = bound(self, lo, 0, "lo");

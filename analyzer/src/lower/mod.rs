@@ -185,6 +185,10 @@ pub(crate) struct Lowerer<'c, 'x, 'a> {
     pub(crate) static_roots: HashMap<String, RootId>,
     /// For [`FnIr::run_time_indices`].
     pub(crate) run_time_indices: Vec<crate::ir::Iteration>,
+    /// For [`FnIr::run_bounds`].
+    pub(crate) run_bounds: Vec<(BodyId, String)>,
+    /// For [`FnIr::loop_starts`].
+    pub(crate) loop_starts: Vec<(String, Expr)>,
 }
 
 /// Lowers function `idx` of the index, whose syntax is `ast`. Must run on the thread
@@ -272,6 +276,8 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
             local_statics: HashMap::new(),
             static_roots: HashMap::new(),
             run_time_indices: Vec::new(),
+            run_bounds: Vec::new(),
+            loop_starts: Vec::new(),
         }
     }
 
@@ -306,6 +312,8 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
             storage_tests: self.storage_tests,
             owner_copies: self.owner_copies,
             run_time_indices: self.run_time_indices,
+            run_bounds: self.run_bounds,
+            loop_starts: self.loop_starts,
         }
     }
 
@@ -723,10 +731,32 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
                     self.bodies[0].params.push(v);
                     // The binding names the parameter's value itself.
                     self.val_mut(v).name = None;
+                    self.tuple_param_parts(&t.pat, &t.ty, v, span);
                     self.bind_pat(&t.pat, v);
                 }
             }
         }
+    }
+
+    /// `(m, n): (usize, usize)`: each named integer of a tuple parameter is a size of its
+    /// own, known by its name as a plain integer parameter is.
+    fn tuple_param_parts(&mut self, pat: &syn::Pat, ty: &syn::Type, v: ValueId, span: Span) {
+        let (syn::Pat::Tuple(p), syn::Type::Tuple(t)) = (pat, ty) else {
+            return;
+        };
+        if p.elems.len() != t.elems.len() {
+            return;
+        }
+        let parts = p
+            .elems
+            .iter()
+            .zip(&t.elems)
+            .map(|(p, ty)| match (pat_ident(p), ty::classify_type(ty)) {
+                (Some(name), TyClass::Scalar) => self.scalar(Some(Expr::sym(&name)), span),
+                _ => self.unknown(span),
+            })
+            .collect();
+        self.tuples.insert(v, parts);
     }
 
     /// A parameter's value: memory-typed parameters reach a root of their own, with a

@@ -347,7 +347,12 @@ impl Lowerer<'_, '_, '_> {
                     parallel: true,
                     ..IterInfo::default()
                 }),
-                None => None,
+                // The elements of a collection nothing is known of (a `Vec` of ranges a
+                // helper made): each iteration gets one, its memory unknown.
+                None => Some(IterInfo {
+                    parallel: true,
+                    ..IterInfo::default()
+                }),
             },
             ParKind::Chunks | ParKind::ColumnChunks => {
                 let chunk = rest.first().and_then(|a| self.val(a.value).int.clone());

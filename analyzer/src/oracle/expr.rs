@@ -143,6 +143,10 @@ impl Expr {
     }
 
     fn add_expr(&self, other: &Expr) -> Expr {
+        self.add_raw(other).recombined()
+    }
+
+    fn add_raw(&self, other: &Expr) -> Expr {
         let mut terms = self.terms.clone();
         for (m, c) in &other.terms {
             match terms.get(m).copied() {
@@ -177,6 +181,60 @@ impl Expr {
     }
 
     fn mul_expr(&self, other: &Expr) -> Expr {
+        self.mul_raw(other).recombined()
+    }
+
+    /// `d*floor(a/d) + a mod d` is `a` (times any common factor): a flat index split
+    /// into a quotient and a remainder and put back together is the index itself, as in
+    /// `(x / m) * (m * n) + (x % m) * n == x * n`.
+    fn recombined(self) -> Expr {
+        let mut e = self;
+        // Each step removes one remainder monomial; a few are all real offsets have.
+        for _ in 0..8 {
+            let Some(next) = e.recombine_once() else {
+                break;
+            };
+            e = next;
+        }
+        e
+    }
+
+    fn recombine_once(&self) -> Option<Expr> {
+        for (m, &c) in &self.terms {
+            for (k, (atom, power)) in m.iter().enumerate() {
+                let (Atom::Op(OpKind::Rem, a, d), 1) = (atom, power) else {
+                    continue;
+                };
+                let q = a.div_floor((**d).clone());
+                if !is_atom_of(&q, OpKind::FloorDiv) {
+                    continue;
+                }
+                let mut rest = m.clone();
+                rest.remove(k);
+                let unit = Expr {
+                    terms: BTreeMap::from([(rest, c)]),
+                };
+                let whole = unit.mul_raw(&q).mul_raw(d);
+                let present = !whole.terms.is_empty()
+                    && whole
+                        .terms
+                        .iter()
+                        .all(|(wm, wc)| self.terms.get(wm) == Some(wc));
+                if !present {
+                    continue;
+                }
+                let mut terms = self.terms.clone();
+                for wm in whole.terms.keys() {
+                    terms.remove(wm);
+                }
+                terms.remove(m);
+                return Some(Expr { terms }.add_raw(&unit.mul_raw(a)));
+            }
+        }
+        None
+    }
+
+    fn mul_raw(&self, other: &Expr) -> Expr {
         let mut acc: BTreeMap<Monomial, i64> = BTreeMap::new();
         for (ma, ca) in &self.terms {
             for (mb, cb) in &other.terms {
@@ -224,6 +282,14 @@ impl Expr {
                 }
             }
         }
+        // `floor(floor(a/b)/d) = floor(a/(b*d))` for the positive divisors of sizes.
+        if is_atom_of(self, OpKind::FloorDiv) && d.as_const().is_none_or(|k| k > 0) {
+            if let Some((Atom::Op(_, a, b), _)) = self.terms.keys().next().and_then(|m| m.first()) {
+                if b.as_const().is_none_or(|k| k > 0) {
+                    return a.div_floor(b.mul_raw(&d));
+                }
+            }
+        }
         Expr::op(OpKind::FloorDiv, self, &d)
     }
 
@@ -252,6 +318,25 @@ impl Expr {
             Some(_) => other.clone(),
             None => Expr::op(OpKind::Max, self, other),
         }
+    }
+
+    /// The symbolic divisors of the floor divisions and remainders inside the
+    /// expression (`k` of `x / k`), each once.
+    pub fn divisors(&self) -> BTreeSet<Expr> {
+        let mut out = BTreeSet::new();
+        let mut work = vec![self];
+        while let Some(e) = work.pop() {
+            for (atom, _) in e.terms.keys().flatten() {
+                if let Atom::Op(kind, l, r) = atom {
+                    if matches!(kind, OpKind::FloorDiv | OpKind::Rem) && !r.is_const() {
+                        out.insert((**r).clone());
+                    }
+                    work.push(l);
+                    work.push(r);
+                }
+            }
+        }
+        out
     }
 
     /// All symbol names the expression mentions, sorted.
@@ -567,6 +652,27 @@ mod tests {
         let rows = Expr::sym("r") * Expr::sym("cols");
         let next = (Expr::sym("r") + 1) * Expr::sym("cols");
         assert_eq!(next - rows, Expr::sym("cols"));
+    }
+
+    #[test]
+    fn a_quotient_and_remainder_put_back_together_are_the_index() {
+        let (x, m, k) = (Expr::sym("x"), Expr::sym("m"), Expr::sym("k"));
+        let cols = Expr::sym("cols");
+        // (x / m) * (m * cols) + (x % m) * cols == x * cols
+        let split = &x.div_floor(m.clone()) * &(&m * &cols) + &x.rem(m.clone()) * &cols;
+        assert_eq!(split, &x * &cols);
+        // ((x / k) / m) * m + (x / k) % m == x / k
+        let row = &x.div_floor(k.clone()).div_floor(m.clone()) * &m
+            + x.div_floor(k.clone()).rem(m.clone());
+        assert_eq!(row, x.div_floor(k.clone()));
+        assert_eq!(
+            x.div_floor(k.clone()).div_floor(m.clone()),
+            x.div_floor(&k * &m)
+        );
+        // Without the quotient's term nothing recombines.
+        let alone = x.rem(m.clone()) * 2 + x.div_floor(m.clone());
+        assert!(alone.divisors().contains(&m));
+        assert_ne!(alone, x.clone());
     }
 
     #[test]

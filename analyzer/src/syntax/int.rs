@@ -74,8 +74,29 @@ pub fn int_binop(op: &syn::BinOp, l: &Expr, r: &Expr) -> Option<Expr> {
         // they agree with floor division.
         syn::BinOp::Div(_) if r.as_const() != Some(0) => l.div_floor(r.clone()),
         syn::BinOp::Rem(_) if r.as_const() != Some(0) => l.rem(r.clone()),
+        // Shifts by a known amount and masks of the low bits are the same division,
+        // product and remainder by a power of two (on the same non-negative values).
+        syn::BinOp::Shr(_) => l.div_floor(Expr::int(power_of_two(r)?)),
+        syn::BinOp::Shl(_) => l * &Expr::int(power_of_two(r)?),
+        syn::BinOp::BitAnd(_) => match (low_mask(r), low_mask(l)) {
+            (Some(m), _) => l.rem(Expr::int(m)),
+            (None, Some(m)) => r.rem(Expr::int(m)),
+            (None, None) => return None,
+        },
         _ => return None,
     })
+}
+
+/// `2^k` for a shift amount `k` known and below 63.
+fn power_of_two(k: &Expr) -> Option<i64> {
+    let k = u32::try_from(k.as_const()?).ok().filter(|&k| k < 63)?;
+    Some(1i64 << k)
+}
+
+/// `m + 1` when `m` is a known mask of the low bits (`7`, `0xff`): `x & m == x % (m + 1)`.
+fn low_mask(m: &Expr) -> Option<i64> {
+    let m = m.as_const()?;
+    (m > 0 && m < i64::MAX && (m + 1) & m == 0).then_some(m + 1)
 }
 
 /// The comparison operator of `op`.
@@ -120,6 +141,18 @@ mod tests {
         let x = syn_int(&e("(r + 1) * cols - r * cols")).expect("integer");
         assert_eq!(x.as_const(), None);
         assert_eq!(x, Expr::sym("cols"));
+    }
+
+    #[test]
+    fn shifts_and_low_bit_masks_are_powers_of_two() {
+        let i = Expr::sym("i");
+        assert_eq!(syn_int(&e("i >> 3")), Some(i.div_floor(8)));
+        assert_eq!(syn_int(&e("i << 2")), Some(&i * 4));
+        assert_eq!(syn_int(&e("i & 7")), Some(i.rem(8)));
+        assert_eq!(syn_int(&e("0xff & i")), Some(i.rem(256)));
+        // Not a mask of low bits, or a shift by an unknown amount: unknown.
+        assert_eq!(syn_int(&e("i & 6")), None);
+        assert_eq!(syn_int(&e("i >> s")), None);
     }
 
     #[test]
