@@ -60,6 +60,8 @@ pub struct FnSummary {
     /// `*data.add(i >> 3) &= m` writes element `i/8`, and a loop `for j in 0..n` writing
     /// `*c.add(j)` writes `n` elements from 0. The caller places them at its argument.
     pub write_regions: Vec<WriteRegion>,
+    /// What a `bool` result says when it is `true` (see [`FnIr::returns_condition`]).
+    pub returns_condition: Vec<crate::ir::Assumption>,
 }
 
 /// Elements a function writes through raw-pointer parameter `param`: `offset` elements
@@ -172,6 +174,7 @@ impl FnSummary {
             set.extend(params_of(value));
         }
         s.write_regions = write_regions(ir, &s.writes);
+        s.returns_condition = ir.returns_condition.clone();
         // Memory a function frees is gone, not kept: freeing is the stronger effect.
         let frees = s.frees.clone();
         s.escapes.retain(|i| !frees.contains(i));

@@ -56,7 +56,7 @@ pub const PASS: Option<crate::context::CheckFn> = Some(check);
 use std::collections::{BTreeMap, BTreeSet};
 
 use tensor_lint_analyzer::dataflow::parallel::{
-    assumptions_for, existential_only, primed, renamed, AccessKind, RegionFacts, TaskAccess,
+    assumptions_for, existential_only, primed, renamed, second_instance, AccessKind, Own, RegionFacts, TaskAccess,
     TaskFacts,
 };
 use tensor_lint_analyzer::dataflow::Derivations;
@@ -181,18 +181,25 @@ fn conflict<'a>(
     let mut second_symbol = None;
     let mut vb = vb.clone();
     let mut distinct: Vec<Own> = Vec::new();
+    let mut guards_b = b.guards.clone();
     if let Some(it) = tb.task.iteration.as_ref() {
         // Two instances of one loop of spawns (or of one parallel iteration) are told
         // apart by renaming the second one's variable.
         if same_task || ia.is_some_and(|x| x.symbol == it.symbol) {
             let name = primed(&it.symbol);
-            vb = vb.subst(&it.symbol, &Expr::sym(&name));
-            ranges.push(renamed(it, name.clone()));
-            existential.insert(name.clone());
-            second_symbol = Some(name);
             if same_task {
-                distinct = other_instance(ir, tb, &it.symbol, &mut vb, &mut ranges, &mut existential);
+                let second = second_instance(ir, tb, it, b)?;
+                vb = second.view;
+                existential.extend(second.ranges.iter().map(|r| r.symbol.clone()));
+                ranges.extend(second.ranges);
+                distinct = second.own;
+                guards_b = second.guards;
+            } else {
+                vb = vb.subst(&it.symbol, &Expr::sym(&name));
+                ranges.push(renamed(it, name.clone()));
+                existential.insert(name.clone());
             }
+            second_symbol = Some(name);
         } else {
             ranges.push(it.clone());
             existential.insert(it.symbol.clone());
@@ -223,6 +230,9 @@ fn conflict<'a>(
         checked(answer, va, &va.subst(&it.symbol, &Expr::sym(&other)), &both)?
     } else {
         let mut asm = assumptions_for(ir, &ranges, &[va, &vb]);
+        for g in a.guards.iter().chain(&guards_b) {
+            asm.push(g.lhs.clone(), g.cmp, g.rhs.clone());
+        }
         for o in distinct.iter().filter(|o| o.assumed) {
             asm.push(o.first.clone(), Cmp::Ne, o.second.clone());
         }
@@ -278,82 +288,6 @@ fn own_values(c: &Conflict<'_>) -> Option<(String, i64, i64)> {
         );
         (vx != vy).then(|| (symbol_name(&o.var).to_string(), vx, vy))
     })
-}
-
-/// The second instance of replicated task `t` in a query: what varies between
-/// instances besides the iteration `iter` (loop variables inside the task, range
-/// bounds it computes at run time) is renamed in `vb`, with the loops' ranges. Returns
-/// the pairs of values the two instances never share: a loop over a range the task
-/// computes at run time (`for row in start..end` with the bounds read from a table)
-/// walks that instance's own part, as the code intends, so its values differ between
-/// instances; what is derived from them may still meet (`row / 8` of a bitmap).
-fn other_instance(
-    ir: &FnIr,
-    t: &TaskFacts,
-    iter: &str,
-    vb: &mut View,
-    ranges: &mut Vec<Iteration>,
-    existential: &mut BTreeSet<String>,
-) -> Vec<Own> {
-    let renames: BTreeMap<String, Expr> = t
-        .instance
-        .iter()
-        .chain(std::iter::once(&iter.to_string()))
-        .map(|s| (s.clone(), Expr::sym(&primed(s))))
-        .collect();
-    let rename = |e: &Expr| e.map_symbols(&|s| renames.get(s).cloned());
-    let mentioned = vb.symbols();
-    let mut renamed_view = vb.clone();
-    for s in &t.instance {
-        renamed_view = renamed_view.subst(s, &Expr::sym(&primed(s)));
-    }
-    *vb = renamed_view;
-    let mut distinct = Vec::new();
-    for (_, l) in &ir.loop_ranges {
-        if !t.instance.contains(&l.symbol) || !mentioned.contains(&l.symbol) {
-            continue;
-        }
-        let name = primed(&l.symbol);
-        ranges.push(Iteration {
-            symbol: name.clone(),
-            lo: rename(&l.lo),
-            hi: rename(&l.hi),
-            value: None,
-        });
-        existential.insert(name);
-        let start = ir
-            .loop_starts
-            .iter()
-            .find(|(s, _)| *s == l.symbol)
-            .map_or_else(|| Expr::int(0), |(_, e)| e.clone());
-        // A range computed at run time by the instance itself, or one placed by the
-        // iteration (`t * per..t * per + per`): each instance's own values.
-        let is_loop = |s: &String| ir.loop_ranges.iter().any(|(_, o)| o.symbol == *s);
-        let run_time = start
-            .symbols()
-            .iter()
-            .any(|s| t.instance.contains(s) && !is_loop(s));
-        let placed = start.mentions(iter) || l.hi.mentions(iter);
-        if run_time || placed {
-            let value = &start + &Expr::sym(&l.symbol);
-            distinct.push(Own {
-                var: l.symbol.clone(),
-                second: rename(&value),
-                first: value,
-                assumed: run_time,
-            });
-        }
-    }
-    distinct
-}
-
-/// A loop variable of a replicated task as both instances name it, and whether the two
-/// are taken to differ (a loop over the instance's own run-time range).
-struct Own {
-    var: String,
-    first: Expr,
-    second: Expr,
-    assumed: bool,
 }
 
 /// `answer`, unless its witness fails when substituted into `a` and `b`: the witness is

@@ -69,13 +69,14 @@ pub const PASS: Option<crate::context::CheckFn> = Some(check);
 use std::collections::BTreeSet;
 
 use tensor_lint_analyzer::dataflow::parallel::{
-    assumptions_for, primed, renamed, AccessKind, TaskAccess, TaskFacts,
+    assumptions_for, primed, renamed, second_instance, AccessKind, TaskAccess, TaskFacts,
 };
 use tensor_lint_analyzer::dataflow::Derivations;
 use tensor_lint_analyzer::ir::{FnIr, Iteration, Op, ParallelKind, Task};
 use tensor_lint_analyzer::models::{self, THREAD_COUNT};
 use tensor_lint_analyzer::oracle::{
-    iterations_share_cache_line, overlap, share_cache_line, Answer, Cmp, Expr, RootId, View,
+    iterations_share_cache_line, overlap, share_cache_line, Answer, Atom, Cmp, Expr, OpKind,
+    RootId, View,
 };
 
 use crate::context::{LintContext, LintFinding};
@@ -126,6 +127,33 @@ fn check(cx: &LintContext<'_>, out: &mut Vec<LintFinding>) {
                                 answer: &answer,
                                 why: None,
                                 run_time: true,
+                                help: None,
+                            };
+                            out.push(finding(cx, ir, derived, line, (ta, a), None, &only));
+                        }
+                    }
+                }
+                // Elements owned by residue (`cat % n == part`): neighbours belong to
+                // different instances.
+                if let Some(it) = ta.task.iteration.as_ref() {
+                    for a in &ta.accesses {
+                        if a.kind != AccessKind::Write
+                            || !(a.in_loop || region.in_loop)
+                            || is_padded(ir, a.root, line)
+                            || reported.contains(&a.root)
+                        {
+                            continue;
+                        }
+                        if let Some((answer, why)) = interleaved(ir, ta, a, it, line) {
+                            reported.insert(a.root);
+                            let only = Sharing {
+                                answer: &answer,
+                                why: Some(why),
+                                run_time: false,
+                                help: Some(format!(
+                                    "give each iteration a contiguous range of the values it owns, with bounds rounded to whole {line}-byte lines of `{}`, instead of every `n`-th one",
+                                    root_name(ir, a.root)
+                                )),
                             };
                             out.push(finding(cx, ir, derived, line, (ta, a), None, &only));
                         }
@@ -148,6 +176,7 @@ fn check(cx: &LintContext<'_>, out: &mut Vec<LintFinding>) {
                                 answer: &answer,
                                 why,
                                 run_time: false,
+                                help: None,
                             };
                             out.push(finding(cx, ir, derived, line, (ta, a), None, &only));
                         }
@@ -171,6 +200,7 @@ fn check(cx: &LintContext<'_>, out: &mut Vec<LintFinding>) {
                                     answer: &answer,
                                     why: None,
                                     run_time,
+                                    help: None,
                                 };
                                 out.push(finding(
                                     cx,
@@ -257,6 +287,78 @@ fn iterations_share(ir: &FnIr, a: &TaskAccess, it: &Iteration, line: u32) -> Opt
     let answer =
         iterations_share_cache_line(v, &it.symbol, (it.lo.clone(), it.hi.clone()), line, &asm);
     answer.may_overlap().then_some(answer)
+}
+
+/// A write of a replicated task placed by a value the task computes at run time
+/// (`first[cat]` with `cat` read from a table) under a condition that gives the value to
+/// the instance by its residue (`cat % n == part`): each instance owns every `n`-th
+/// value, so neighbouring values, in one line, belong to different instances and every
+/// line is written by several of them. Owning contiguous ranges meets only at the range
+/// borders and is not reported.
+fn interleaved(
+    ir: &FnIr,
+    t: &TaskFacts,
+    a: &TaskAccess,
+    it: &Iteration,
+    line: u32,
+) -> Option<(Answer, String)> {
+    let va = a.view.as_ref()?;
+    if !small(va, line) {
+        return None;
+    }
+    let task = Expr::sym(&it.symbol);
+    let residue = a.guards.iter().find_map(|g| {
+        if g.cmp != Cmp::Eq {
+            return None;
+        }
+        let other = if g.lhs == task {
+            &g.rhs
+        } else if g.rhs == task {
+            &g.lhs
+        } else {
+            return None;
+        };
+        let (value, modulus) = as_remainder(other)?;
+        let by_value = value
+            .symbols()
+            .iter()
+            .any(|s| t.instance.contains(s) && va.mentions(s));
+        by_value.then_some((value, modulus))
+    })?;
+    let second = second_instance(ir, t, it, a)?;
+    let mut ranges = vec![it.clone()];
+    ranges.extend(second.ranges.iter().cloned());
+    let mut asm = assumptions_for(ir, &ranges, &[va, &second.view]);
+    asm.push(task.clone(), Cmp::Ne, Expr::sym(&primed(&it.symbol)));
+    for g in a.guards.iter().chain(&second.guards) {
+        asm.push(g.lhs.clone(), g.cmp, g.rhs.clone());
+    }
+    // Writes that meet are a race (`alias_race`), not false sharing.
+    if overlap(va, &second.view, &asm).may_overlap() {
+        return None;
+    }
+    let answer = share_cache_line(va, &second.view, line, &asm);
+    let (value, modulus) = residue;
+    let (value, modulus) = (plain(&value), plain(&modulus));
+    let why = format!(
+        "each iteration takes the values `{value}` for which `{value} % {modulus}` is its own index, so neighbouring values, on one line, belong to different iterations"
+    );
+    answer.may_overlap().then_some((answer, why))
+}
+
+/// `e` as the code names it: symbols without the suffix that keeps them apart.
+fn plain(e: &Expr) -> String {
+    e.map_symbols(&|s| (symbol_name(s) != s).then(|| Expr::sym(symbol_name(s))))
+        .to_string()
+}
+
+/// `(x, n)` when `e` is `x % n`.
+fn as_remainder(e: &Expr) -> Option<(Expr, Expr)> {
+    let (monomial, coefficient) = e.single_term()?;
+    match (monomial, coefficient) {
+        ([(Atom::Op(OpKind::Rem, x, n), 1)], 1) => Some(((**x).clone(), (**n).clone())),
+        _ => None,
+    }
 }
 
 fn tasks_share(
@@ -402,6 +504,8 @@ fn struct_field_type(
 struct Sharing<'a> {
     answer: &'a Answer,
     why: Option<String>,
+    /// A help of its own, where padding is not the fix.
+    help: Option<String>,
     /// The writers pick their entries of a table at run time.
     run_time: bool,
 }
@@ -506,6 +610,7 @@ fn finding(
     );
     let entry_type = elem_type.clone().unwrap_or_else(|| "T".to_string());
     let help = match struct_field_type(cx, ir, derived, a) {
+        _ if sharing.help.is_some() => sharing.help.clone().unwrap_or_default(),
         _ if sharing.run_time => format!(
             "give each entry a line of its own (`crossbeam_utils::CachePadded<{entry_type}>` entries, or `#[repr(align({line}))]` on the entry type), so that threads picking different entries write different lines"
         ),

@@ -7,7 +7,8 @@ use std::collections::BTreeSet;
 
 use super::derivations::{is_unchecked, Derivations};
 use crate::ir::{
-    BodyId, BodyKind, Callee, FnIr, Iteration, Op, ParallelKind, Task, ValueId, ValueKind,
+    Assumption, BodyId, BodyKind, Callee, FnIr, Iteration, Op, ParallelKind, Task, ValueId,
+    ValueKind,
 };
 use crate::models;
 use crate::oracle::{Assumptions, Cmp, Dim, Expr, RootId, View};
@@ -21,7 +22,7 @@ pub struct TaskFacts {
     pub task: Task,
     pub accesses: Vec<TaskAccess>,
     /// Symbols that take another value in each instance of a replicated task besides
-    /// its iteration's: the variables of the loops inside it and the range bounds it
+    /// its iteration's: the variables of the loops inside it and the integers it
     /// computes at run time (see [`instance_symbols`]).
     pub instance: BTreeSet<String>,
 }
@@ -192,10 +193,10 @@ fn after_first_spawn(ir: &FnIr, derived: &Derivations, scope: &Task) -> Vec<Task
         .collect()
 }
 
-/// The range bounds a task computes at run time (in its own code or the closures and
+/// The integers a task computes at run time (in its own code or the closures and
 /// nested regions it runs): another value in each instance.
-fn run_bounds_of(ir: &FnIr, bodies: &[BodyId]) -> BTreeSet<String> {
-    ir.run_bounds
+fn run_values_of(ir: &FnIr, bodies: &[BodyId]) -> BTreeSet<String> {
+    ir.run_values
         .iter()
         .filter(|(b, _)| bodies.contains(b))
         .map(|(_, s)| s.clone())
@@ -203,11 +204,11 @@ fn run_bounds_of(ir: &FnIr, bodies: &[BodyId]) -> BTreeSet<String> {
 }
 
 /// What varies between two instances of `task` besides its iteration variable: the
-/// range bounds it computes at run time and the variables of the loops inside it.
+/// integers it computes at run time and the variables of the loops inside it.
 pub fn instance_symbols(ir: &FnIr, task: &Task) -> BTreeSet<String> {
     let mut bodies = Vec::new();
     reached_bodies(ir, task.body, &mut bodies);
-    let mut out = run_bounds_of(ir, &bodies);
+    let mut out = run_values_of(ir, &bodies);
     out.extend(
         ir.loop_ranges
             .iter()
@@ -256,6 +257,128 @@ pub fn assumptions_for(ir: &FnIr, ranges: &[Iteration], views: &[&View]) -> Assu
         asm.push(d, Cmp::Ge, Expr::int(1));
     }
     asm
+}
+
+/// A variable of a replicated task as both instances name it in a query, and whether
+/// the two are taken to differ.
+#[derive(Clone, Debug)]
+pub struct Own {
+    pub var: String,
+    pub first: Expr,
+    pub second: Expr,
+    /// The values differ between instances: a value the task computes at run time and
+    /// indexes with (the code gives each instance its own), or a loop over a range it
+    /// computes at run time (`for row in start..end` with the bounds read from a table).
+    pub assumed: bool,
+}
+
+/// The second instance of a replicated task in a query (see [`second_instance`]).
+#[derive(Clone, Debug)]
+pub struct SecondInstance {
+    /// The access's view with everything that varies between instances renamed.
+    pub view: View,
+    /// The ranges of the renamed iteration and loop variables.
+    pub ranges: Vec<Iteration>,
+    /// The task's own variables, as both instances name them.
+    pub own: Vec<Own>,
+    /// The conditions around the access, renamed.
+    pub guards: Vec<Assumption>,
+}
+
+/// The second instance of replicated task `t` (iteration `it`) making access `b`:
+/// what varies between instances (the iteration, loop variables inside the task,
+/// values it computes at run time) is renamed to its primed name.
+pub fn second_instance(
+    ir: &FnIr,
+    t: &TaskFacts,
+    it: &Iteration,
+    b: &TaskAccess,
+) -> Option<SecondInstance> {
+    let vb = b.view.as_ref()?;
+    let renames: std::collections::BTreeMap<String, Expr> = t
+        .instance
+        .iter()
+        .chain(std::iter::once(&it.symbol))
+        .map(|s| (s.clone(), Expr::sym(&primed(s))))
+        .collect();
+    let rename = |e: &Expr| e.map_symbols(&|s| renames.get(s).cloned());
+    let mentioned = vb.symbols();
+    let view = View {
+        root: vb.root,
+        elem_bytes: vb.elem_bytes,
+        offset: rename(&vb.offset),
+        dims: vb
+            .dims
+            .iter()
+            .map(|d| Dim {
+                len: rename(&d.len),
+                stride: rename(&d.stride),
+            })
+            .collect(),
+    };
+    let mut ranges = vec![renamed(it, primed(&it.symbol))];
+    let mut own = Vec::new();
+    let is_loop = |s: &str| ir.loop_ranges.iter().any(|(_, o)| o.symbol == s);
+    for (_, l) in &ir.loop_ranges {
+        if !t.instance.contains(&l.symbol) || !mentioned.contains(&l.symbol) {
+            continue;
+        }
+        ranges.push(Iteration {
+            symbol: primed(&l.symbol),
+            lo: rename(&l.lo),
+            hi: rename(&l.hi),
+            value: None,
+        });
+        let start = ir
+            .loop_starts
+            .iter()
+            .find(|(s, _)| *s == l.symbol)
+            .map_or_else(|| Expr::int(0), |(_, e)| e.clone());
+        // A range computed at run time by the instance itself, or one placed by the
+        // iteration (`t * per..t * per + per`): each instance's own values.
+        let run_time = start
+            .symbols()
+            .iter()
+            .any(|s| t.instance.contains(s) && !is_loop(s));
+        let placed = start.mentions(&it.symbol) || l.hi.mentions(&it.symbol);
+        if run_time || placed {
+            let value = &start + &Expr::sym(&l.symbol);
+            own.push(Own {
+                var: l.symbol.clone(),
+                second: rename(&value),
+                first: value,
+                assumed: run_time,
+            });
+        }
+    }
+    // A value read at run time that the access is placed by (`first[cat]`): each
+    // instance its own, as the code intends.
+    for s in mentioned
+        .iter()
+        .filter(|s| t.instance.contains(*s) && !is_loop(s))
+    {
+        own.push(Own {
+            var: s.clone(),
+            first: Expr::sym(s),
+            second: Expr::sym(&primed(s)),
+            assumed: true,
+        });
+    }
+    let guards = b
+        .guards
+        .iter()
+        .map(|g| Assumption {
+            lhs: rename(&g.lhs),
+            cmp: g.cmp,
+            rhs: rename(&g.rhs),
+        })
+        .collect();
+    Some(SecondInstance {
+        view,
+        ranges,
+        own,
+        guards,
+    })
 }
 
 /// The iteration of a replicated task with its symbol renamed.
@@ -312,6 +435,8 @@ pub struct TaskAccess {
     pub atomic: bool,
     /// Where a callee performs the access it is summarised by, when it does.
     pub inner: Option<Span>,
+    /// What the conditions of the `if`s around the access say (see [`FnIr::guards`]).
+    pub guards: Vec<Assumption>,
     pub span: Span,
 }
 
@@ -419,7 +544,7 @@ fn task_accesses(ir: &FnIr, derived: &Derivations, task: &Task) -> Vec<TaskAcces
         .flatten()
         .collect();
     loops.extend(nested);
-    let run_bounds = run_bounds_of(ir, &bodies);
+    let run_values = run_values_of(ir, &bodies);
     let mut out = Vec::new();
     for &b in &bodies {
         let nested_in_loop = b != task.body && body_called_in_loop(ir, &bodies, b);
@@ -447,16 +572,17 @@ fn task_accesses(ir: &FnIr, derived: &Derivations, task: &Task) -> Vec<TaskAcces
                         (_, None) => v.view.clone(),
                     };
                     let own_dims = region.as_ref().map_or(0, View::ndim);
-                    // A place at a range bound the task computes at run time (`for i
-                    // in start..end` with `start` read from a table) keeps its loop
-                    // variables: the race check relates them between instances.
-                    let at_run_bound = region
+                    // A place at an integer the task computes at run time (`for i in
+                    // start..end` with `start` read from a table, `out[key]` with `key`
+                    // read) keeps its loop variables: the race check relates them
+                    // between instances.
+                    let at_run_value = region
                         .as_ref()
-                        .is_some_and(|r| r.symbols().iter().any(|s| run_bounds.contains(s)));
+                        .is_some_and(|r| r.symbols().iter().any(|s| run_values.contains(s)));
                     // So does a place that is no affine map of them (`item / k`): the
                     // query bounds each variable by its loop instead.
                     let folded = match region {
-                        Some(r) if at_run_bound => Some((r, Vec::new())),
+                        Some(r) if at_run_value => Some((r, Vec::new())),
                         Some(r) => fold_loops(r.clone(), &loops)
                             .or_else(|| unfoldable(&r, &loops).then(|| (r, Vec::new()))),
                         None => None,
@@ -477,6 +603,12 @@ fn task_accesses(ir: &FnIr, derived: &Derivations, task: &Task) -> Vec<TaskAcces
                         in_loop,
                         atomic,
                         inner,
+                        guards: ir
+                            .guards
+                            .iter()
+                            .find(|(s, _)| *s == stmt.span)
+                            .map(|(_, g)| g.clone())
+                            .unwrap_or_default(),
                         span: stmt.span,
                     });
                 };

@@ -189,9 +189,21 @@ fn dump_fn(
             };
             let _ = writeln!(out, "    bb{k}{depth}:");
             for stmt in &block.stmts {
+                let guard = f
+                    .guards
+                    .iter()
+                    .find(|(s, _)| *s == stmt.span)
+                    .map(|(_, g)| {
+                        let conds: Vec<String> = g
+                            .iter()
+                            .map(|a| format!("{} {} {}", a.lhs, a.cmp.as_str(), a.rhs))
+                            .collect();
+                        format!(" if {}", conds.join(" && "))
+                    })
+                    .unwrap_or_default();
                 let _ = writeln!(
                     out,
-                    "      {}  @ {}",
+                    "      {}{guard}  @ {}",
                     op_text(ir, f, &stmt.op),
                     loc(sources, stmt.span)
                 );
@@ -229,6 +241,14 @@ fn summary_text(s: &FnSummary) -> String {
         ReturnSummary::ViewOf(i) => parts.push(format!("returns view of arg {i}")),
         ReturnSummary::Alloc(_) => parts.push("returns new memory".into()),
         ReturnSummary::Entry(t) => parts.push(format!("returns an entry of `{}`", t.name)),
+    }
+    if !s.returns_condition.is_empty() {
+        let conds: Vec<String> = s
+            .returns_condition
+            .iter()
+            .map(|a| format!("{} {} {}", a.lhs, a.cmp.as_str(), a.rhs))
+            .collect();
+        parts.push(format!("true when {}", conds.join(" && ")));
     }
     parts.join(", ")
 }

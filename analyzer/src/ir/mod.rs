@@ -155,6 +155,8 @@ pub struct Root {
     pub elem_bytes: u32,
     /// The element type's name when written (`f32`, `Slot`, `CachePadded`).
     pub elem_type: Option<String>,
+    /// The elements are pointers or references to `elem_type` (`&[*mut u8]`).
+    pub elem_is_pointer: bool,
     /// Shape in elements, when known (`[n, m]` for `Array::zeros((n, m))`).
     pub shape: Option<Vec<Expr>>,
     /// How this root's memory is released.
@@ -580,8 +582,9 @@ impl Body {
     }
 }
 
-/// The parsed `assume(...)` of a kernel annotation: `lhs cmp rhs`.
-#[derive(Clone, Debug)]
+/// The parsed `assume(...)` of a kernel annotation (or a condition the code tests):
+/// `lhs cmp rhs`.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Assumption {
     pub lhs: Expr,
     pub cmp: crate::oracle::Cmp,
@@ -651,13 +654,20 @@ pub struct FnIr {
     /// Indices into `static` tables computed at run time (`LOCKS[hash % LEN]`): each
     /// symbol stands for one entry, another each time the code runs, within its range.
     pub run_time_indices: Vec<Iteration>,
-    /// Range bounds computed at run time (`for i in start..end` with `start` read from
-    /// a table), each a symbol of its own, with the body that computes it: inside a
-    /// parallel task, another value in each task instance.
-    pub run_bounds: Vec<(BodyId, String)>,
+    /// Integers computed at run time, each a symbol of its own, with the body that
+    /// computes it: an unknown range bound (`for i in start..end`), an integer element
+    /// read (`for &key in keys`), an integer a crate function returns. Inside a parallel
+    /// task, another value in each task instance.
+    pub run_values: Vec<(BodyId, String)>,
     /// Where each serial `for` loop's values start: the loop variable's value is this
     /// plus its symbol (which counts from 0).
     pub loop_starts: Vec<(String, Expr)>,
+    /// What the conditions of the `if`s around a write say, by the write's span
+    /// (`if cat % n == part { first[cat] = .. }`): the write runs only where they hold.
+    pub guards: Vec<(Span, Vec<Assumption>)>,
+    /// What the function's `bool` result says when it is `true`, over the names of its
+    /// integer parameters (`fn mine(h: u64, part: u64, n: u64) -> bool { h % n == part }`).
+    pub returns_condition: Vec<Assumption>,
 }
 
 /// A value made to own raw memory that another owner still holds: a type whose `Drop`

@@ -599,6 +599,21 @@ impl Lowerer<'_, '_, '_> {
             .index
             .fn_item(idx)
             .map_or_else(String::new, |f| f.path());
+        // `if this_partition(h, part, n)`: what the callee's `true` says, here.
+        let condition: Option<Vec<crate::ir::Assumption>> = summary
+            .returns_condition
+            .iter()
+            .map(|a| {
+                Some(crate::ir::Assumption {
+                    lhs: self.callee_offset(idx, &a.lhs, args)?,
+                    cmp: a.cmp,
+                    rhs: self.callee_offset(idx, &a.rhs, args)?,
+                })
+            })
+            .collect();
+        if let Some(c) = condition.filter(|c| !c.is_empty()) {
+            self.conditions.insert(dst, c);
+        }
         let arg = |i: usize| args.get(i).map(|a| a.value);
         // The arguments at `params` that reach memory, in parameter order.
         let memory_args = |params: &std::collections::BTreeSet<usize>| -> Vec<ValueId> {
@@ -757,6 +772,17 @@ impl Lowerer<'_, '_, '_> {
             }
         }
         match summary.returns {
+            // An integer the callee computes (`fn partition_count() -> usize`): some
+            // value, the same wherever this result is used.
+            ReturnSummary::Nothing if self.returns_integer(idx) => {
+                let base = self
+                    .ctx
+                    .index
+                    .fn_item(idx)
+                    .map_or("value", |f| f.name.as_str());
+                let base = base.to_string();
+                self.run_time_value(&base, span)
+            }
             ReturnSummary::Nothing => dst,
             ReturnSummary::Entry(table) => self.table_entry(&table, span),
             ReturnSummary::ViewOf(i) => match arg(i) {
@@ -869,6 +895,15 @@ impl Lowerer<'_, '_, '_> {
             })
             .collect::<Option<_>>()?;
         Some(offset.map_symbols(&|s| values.get(s).cloned()))
+    }
+
+    /// Whether crate-local function `idx` returns a primitive integer.
+    fn returns_integer(&self, idx: usize) -> bool {
+        self.ctx
+            .index
+            .fn_item(idx)
+            .and_then(|f| f.returns_owned.as_deref())
+            .is_some_and(crate::models::is_integer_type)
     }
 
     /// Whether crate-local function `idx` returns, unannotated, a value of a type the

@@ -148,7 +148,12 @@ impl Lowerer<'_, '_, '_> {
         if let Some((p, true)) = null_test {
             self.emit(Op::AssumeNull { value: p }, span);
         }
+        // What the condition says holds for the writes of the `then` branch.
+        let guard = self.conditions.get(&cond).cloned().unwrap_or_default();
+        let depth = self.guard_stack.len();
+        self.guard_stack.extend(guard);
         let tv = self.block_expr(&i.then_branch);
+        self.guard_stack.truncate(depth);
         self.pop_scope();
         self.join_arm(result, tv, join, span);
         self.switch_to(else_b);

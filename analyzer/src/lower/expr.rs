@@ -140,7 +140,7 @@ impl Lowerer<'_, '_, '_> {
                 // An unknown bound is still one value: a symbol of its own.
                 let fresh = |l: &mut Self, base: &str| {
                     let sym = l.fresh_symbol(base);
-                    l.run_bounds
+                    l.run_values
                         .push((crate::ir::BodyId(l.cur_body as u32), sym.clone()));
                     Expr::sym(&sym)
                 };
@@ -337,9 +337,23 @@ impl Lowerer<'_, '_, '_> {
             b.op,
             B::Eq(_) | B::Ne(_) | B::Lt(_) | B::Le(_) | B::Gt(_) | B::Ge(_)
         );
+        let mut condition = Vec::new();
         if compares {
             if let (Some(l), Some(r)) = (self.val(lhs).int.clone(), self.val(rhs).int.clone()) {
-                self.compared.push((l, r));
+                self.compared.push((l.clone(), r.clone()));
+                if let Some(cmp) = int::cmp_of(&b.op) {
+                    condition.push(crate::ir::Assumption {
+                        lhs: l,
+                        cmp,
+                        rhs: r,
+                    });
+                }
+            }
+        }
+        // `a && b` holds where both do.
+        if matches!(b.op, B::And(_)) {
+            for side in [lhs, rhs] {
+                condition.extend(self.conditions.get(&side).cloned().unwrap_or_default());
             }
         }
         for v in [lhs, rhs] {
@@ -358,7 +372,11 @@ impl Lowerer<'_, '_, '_> {
             (Some(l), Some(r)) => int::int_binop(&b.op, &l, &r),
             _ => None,
         };
-        self.scalar(int, span)
+        let out = self.scalar(int, span);
+        if !condition.is_empty() {
+            self.conditions.insert(out, condition);
+        }
+        out
     }
 
     pub(crate) fn is_tensor_operand(&self, a: ValueId, b: ValueId) -> bool {

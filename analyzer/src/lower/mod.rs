@@ -185,10 +185,16 @@ pub(crate) struct Lowerer<'c, 'x, 'a> {
     pub(crate) static_roots: HashMap<String, RootId>,
     /// For [`FnIr::run_time_indices`].
     pub(crate) run_time_indices: Vec<crate::ir::Iteration>,
-    /// For [`FnIr::run_bounds`].
-    pub(crate) run_bounds: Vec<(BodyId, String)>,
+    /// For [`FnIr::run_values`].
+    pub(crate) run_values: Vec<(BodyId, String)>,
     /// For [`FnIr::loop_starts`].
     pub(crate) loop_starts: Vec<(String, Expr)>,
+    /// What a `bool` value says of integers when it is `true` (`i < n`, `a == b && c`).
+    pub(crate) conditions: HashMap<ValueId, Vec<crate::ir::Assumption>>,
+    /// The conditions of the `if`s being lowered, innermost last.
+    pub(crate) guard_stack: Vec<crate::ir::Assumption>,
+    /// For [`FnIr::guards`].
+    pub(crate) guards: Vec<(Span, Vec<crate::ir::Assumption>)>,
 }
 
 /// Lowers function `idx` of the index, whose syntax is `ast`. Must run on the thread
@@ -276,12 +282,16 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
             local_statics: HashMap::new(),
             static_roots: HashMap::new(),
             run_time_indices: Vec::new(),
-            run_bounds: Vec::new(),
+            run_values: Vec::new(),
             loop_starts: Vec::new(),
+            conditions: HashMap::new(),
+            guard_stack: Vec::new(),
+            guards: Vec::new(),
         }
     }
 
     fn finish(self, id: FnId) -> FnIr {
+        let returns_condition = self.returns_condition();
         let mut callees = self.callees;
         callees.sort_unstable();
         callees.dedup();
@@ -312,9 +322,49 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
             storage_tests: self.storage_tests,
             owner_copies: self.owner_copies,
             run_time_indices: self.run_time_indices,
-            run_bounds: self.run_bounds,
+            run_values: self.run_values,
             loop_starts: self.loop_starts,
+            guards: self.guards,
+            returns_condition,
         }
+    }
+
+    /// What the function's result says when it is `true`: the condition of its one
+    /// returned value, over its integer parameters' names.
+    fn returns_condition(&self) -> Vec<crate::ir::Assumption> {
+        let Some(body) = self.bodies.first() else {
+            return Vec::new();
+        };
+        let returned: Vec<ValueId> = body
+            .blocks
+            .iter()
+            .filter_map(|b| match &b.term {
+                Terminator::Return { value: Some(v), .. } => Some(*v),
+                _ => None,
+            })
+            .collect();
+        let [v] = returned.as_slice() else {
+            return Vec::new();
+        };
+        let params: Vec<String> = body
+            .params
+            .iter()
+            .filter_map(|p| {
+                let pv = self.values.get(p.0 as usize)?;
+                let name = pv.name.clone()?;
+                (pv.int.as_ref()? == &Expr::sym(&name)).then_some(name)
+            })
+            .collect();
+        let over_params = |e: &Expr| e.symbols().iter().all(|s| params.contains(s));
+        self.conditions
+            .get(v)
+            .map(|c| {
+                c.iter()
+                    .filter(|a| over_params(&a.lhs) && over_params(&a.rhs))
+                    .cloned()
+                    .collect()
+            })
+            .unwrap_or_default()
     }
 
     // ----- building blocks -------------------------------------------------------
@@ -378,6 +428,7 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
             origin,
             elem_bytes,
             elem_type: None,
+            elem_is_pointer: false,
             shape,
             released_by,
             requires_grad: false,
@@ -401,6 +452,13 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
         if self.stmt_count >= MAX_STMTS {
             self.truncated = true;
             return;
+        }
+        let writes = matches!(
+            op,
+            Op::Write { .. } | Op::Claim { .. } | Op::Atomic { .. } | Op::InPlace { .. }
+        );
+        if writes && !self.guard_stack.is_empty() {
+            self.guards.push((span, self.guard_stack.clone()));
         }
         // Releasing an element of a collection (`for p in ptrs { free(p) }`) releases
         // the block that element holds or points to: another one for each element,
@@ -616,7 +674,13 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
                     }
                 }
             }
-            syn::Pat::Reference(r) => self.bind_pat_at(&r.pat, v, depth + 1),
+            syn::Pat::Reference(r) => {
+                // `&cat` of an integer element: its value, another one each time.
+                let name = pat_ident(&r.pat).unwrap_or_else(|| "value".into());
+                let span = self.val(v).span;
+                let v = self.element_number(v, &name, span).unwrap_or(v);
+                self.bind_pat_at(&r.pat, v, depth + 1)
+            }
             syn::Pat::Paren(p) => self.bind_pat_at(&p.pat, v, depth + 1),
             syn::Pat::Tuple(t) => self.bind_parts(t.elems.iter(), v, depth),
             syn::Pat::TupleStruct(t) if t.elems.len() == 1 && is_wrapper_variant(&t.path) => {
@@ -664,6 +728,41 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
             self.note_owner_part(v, part);
             self.bind_pat_at(p, part, depth + 1);
         }
+    }
+
+    /// The value of integer element `v` (one element of a buffer of integers), read
+    /// here: a symbol named `name` standing for whatever the buffer holds there, a value
+    /// computed at run time by the body reading it.
+    pub(crate) fn element_number(&mut self, v: ValueId, name: &str, span: Span) -> Option<ValueId> {
+        let view = self.val(v).view.clone().filter(|w| w.dims.is_empty())?;
+        let root = self.val(v).kind.root()?;
+        // Not a list of pointers to integers (`&[*mut u8]`, whose element type is
+        // named `u8`).
+        let integer = self.roots.get(root.0 as usize).is_some_and(|r| {
+            !r.elem_is_pointer
+                && r.elem_type
+                    .as_deref()
+                    .is_some_and(crate::models::is_integer_type)
+        });
+        if !integer {
+            return None;
+        }
+        self.emit(
+            Op::Read {
+                value: v,
+                region: Some(view),
+            },
+            span,
+        );
+        Some(self.run_time_value(name, span))
+    }
+
+    /// A fresh integer computed at run time by the body being lowered.
+    pub(crate) fn run_time_value(&mut self, name: &str, span: Span) -> ValueId {
+        let sym = self.fresh_symbol(name);
+        self.run_values
+            .push((BodyId(self.cur_body as u32), sym.clone()));
+        self.scalar(Some(Expr::sym(&sym)), span)
     }
 
     /// A part of `v` whose place inside it is not known: same memory, no geometry.
@@ -828,8 +927,10 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
                     class
                 };
                 let view = ndim.map(|n| symbolic_view(root, elem, &name, n, layout_class));
+                let pointers = ty::elements_are_pointers(ty);
                 if let Some(r) = self.root_mut(root) {
                     r.elem_type = elem_type;
+                    r.elem_is_pointer = pointers;
                 }
                 if let (Some(view), Some(r)) = (&view, self.root_mut(root)) {
                     r.shape = Some(view.shape());

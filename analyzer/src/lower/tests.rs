@@ -598,3 +598,56 @@ fn new_value_of_a_type_with_a_drop_impl_is_released_by_drop() {
     assert_eq!(released(&with_drop), Some(crate::ir::ReleasedBy::Drop));
     assert_eq!(released(&without), Some(crate::ir::ReleasedBy::Dealloc));
 }
+
+#[test]
+fn writes_under_a_condition_carry_it_through_a_helper() {
+    let f = lower_one(
+        "fn owns(key: usize, part: usize, parts: usize) -> bool { key & (parts - 1) == part }
+         fn parts() -> usize { 4 }
+         fn k(out: &mut [u32], keys: &[u32], part: usize) {
+             let n = parts();
+             for &key in keys {
+                 let key = key as usize;
+                 if owns(key, part, n) { out[key] += 1; }
+                 out[0] = 0;
+             }
+         }",
+    );
+    // The element read is a value of its own, computed by the body that reads it.
+    let key = f
+        .run_values
+        .iter()
+        .map(|(_, s)| s.clone())
+        .find(|s| s.starts_with("key#"))
+        .expect("the key's value");
+    // The helper's integer result is one value, named after the helper.
+    assert!(
+        f.run_values.iter().any(|(_, s)| s.starts_with("parts#")),
+        "{:?}",
+        f.run_values
+    );
+    let guarded: Vec<_> = f.guards.iter().flat_map(|(_, g)| g).collect();
+    assert!(!guarded.is_empty(), "{:?}", f.guards);
+    let g = guarded[0];
+    assert_eq!(g.cmp, crate::oracle::Cmp::Eq);
+    assert!(
+        g.lhs.mentions(&key) && g.rhs == crate::oracle::Expr::sym("part"),
+        "{g:?}"
+    );
+    // The write after the `if` is not under it.
+    let unguarded = f
+        .stmts()
+        .filter(|(_, _, s)| matches!(s.op, Op::Write { .. }))
+        .count();
+    assert_eq!(f.guards.len() + 1, unguarded, "{:?}", f.guards);
+}
+
+#[test]
+fn elements_of_a_list_of_pointers_are_not_integers() {
+    let f = lower_one(
+        "fn k(ptrs: &[*mut u8], ids: &[u64]) { for &p in ptrs { let _ = p; } for &i in ids { let _ = i; } }",
+    );
+    let names: Vec<&str> = f.run_values.iter().map(|(_, s)| s.as_str()).collect();
+    assert!(names.iter().any(|s| s.starts_with("i#")), "{names:?}");
+    assert!(!names.iter().any(|s| s.starts_with("p#")), "{names:?}");
+}

@@ -549,6 +549,11 @@ pub fn is_number_type(name: &str) -> bool {
     scalar_bytes(name).is_some() && !is_synchronised_type(name)
 }
 
+/// Whether `name` is a primitive integer type.
+pub fn is_integer_type(name: &str) -> bool {
+    table::INTEGER_TYPES.contains(&name)
+}
+
 /// Whether a cast to type `name` keeps no address: floats, `bool` and integers narrower
 /// than a pointer.
 pub fn cast_drops_provenance(name: &str) -> bool {

@@ -718,6 +718,11 @@ pub const SCALAR_BYTES: &[(&str, u32)] = &[
     ("i128", 16),
 ];
 
+/// Integer types: an element of one read at run time can be an index.
+pub const INTEGER_TYPES: &[&str] = &[
+    "u8", "i8", "u16", "i16", "u32", "i32", "u64", "i64", "usize", "isize", "u128", "i128",
+];
+
 /// Cast targets that keep no address: floats, `bool` and integers narrower than a
 /// pointer.
 pub const ADDRESSLESS_CASTS: &[&str] =
@@ -803,6 +808,7 @@ pub fn every_name() -> Vec<&'static str> {
     for list in [
         NULL_POINTER_FNS,
         ADDRESSLESS_CASTS,
+        INTEGER_TYPES,
         ELEMENT_CONTAINERS,
         OBJECT_POINTERS,
         OWNING_TYPES,

@@ -114,6 +114,14 @@ impl Expr {
         self.as_const().is_some()
     }
 
+    /// The one monomial and its coefficient, when the expression is a single term.
+    pub fn single_term(&self) -> Option<(&[(Atom, u32)], i64)> {
+        match self.terms.len() {
+            1 => self.terms.iter().next().map(|(m, c)| (m.as_slice(), *c)),
+            _ => None,
+        }
+    }
+
     /// The constant term.
     pub fn constant_term(&self) -> i64 {
         self.terms.get::<[(Atom, u32)]>(&[]).copied().unwrap_or(0)

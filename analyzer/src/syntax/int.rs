@@ -78,9 +78,11 @@ pub fn int_binop(op: &syn::BinOp, l: &Expr, r: &Expr) -> Option<Expr> {
         // product and remainder by a power of two (on the same non-negative values).
         syn::BinOp::Shr(_) => l.div_floor(Expr::int(power_of_two(r)?)),
         syn::BinOp::Shl(_) => l * &Expr::int(power_of_two(r)?),
+        // `h & (n - 1)` is the idiom for `h % n` with `n` a power of two.
         syn::BinOp::BitAnd(_) => match (low_mask(r), low_mask(l)) {
             (Some(m), _) => l.rem(Expr::int(m)),
             (None, Some(m)) => r.rem(Expr::int(m)),
+            (None, None) if r.constant_term() == -1 && !r.is_const() => l.rem(r + &Expr::int(1)),
             (None, None) => return None,
         },
         _ => return None,

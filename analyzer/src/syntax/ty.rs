@@ -69,6 +69,28 @@ pub fn element_type(ty: &syn::Type) -> Option<&syn::Type> {
     element_type_in(ty, false)
 }
 
+/// Whether the elements of buffer type `ty` are pointers or references (`&[*mut u8]`,
+/// `Vec<&str>`), which [`element_type`] looks through.
+pub fn elements_are_pointers(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::Reference(r) => elements_are_pointers(&r.elem),
+        syn::Type::Ptr(p) => elements_are_pointers(&p.elem),
+        syn::Type::Paren(p) => elements_are_pointers(&p.elem),
+        syn::Type::Slice(s) => matches!(&*s.elem, syn::Type::Ptr(_) | syn::Type::Reference(_)),
+        syn::Type::Array(a) => matches!(&*a.elem, syn::Type::Ptr(_) | syn::Type::Reference(_)),
+        syn::Type::Path(p) => p
+            .path
+            .segments
+            .last()
+            .and_then(first_type_arg)
+            .is_some_and(|arg| {
+                matches!(arg, syn::Type::Ptr(_) | syn::Type::Reference(_))
+                    || elements_are_pointers(arg)
+            }),
+        _ => false,
+    }
+}
+
 /// [`element_type`], `inside` a buffer already: there a pointer to one object
 /// (`Arc<Local>` of `&[Arc<Local>]`) is the element itself, and what it points to lives
 /// elsewhere.
