@@ -49,6 +49,8 @@ pub struct FnItem {
     /// `fn get(&self) -> &mut T`: hands out unique access from a shared receiver (the
     /// shape clippy calls `mut_from_ref`).
     pub mut_from_shared: bool,
+    /// The return type is a `&mut` reference.
+    pub returns_mut_ref: bool,
     /// `fn new(target: &'a mut T) -> Self`: the value made holds the one `&mut`
     /// argument it is given (its index).
     pub holds_borrow: Option<usize>,
@@ -613,6 +615,7 @@ impl FileItems {
             drop_release,
             returns_raw_ptr,
             mut_from_shared,
+            returns_mut_ref: returns_mut_ref(sig),
             holds_borrow,
             name: sig.ident.to_string(),
             module: module.to_vec(),

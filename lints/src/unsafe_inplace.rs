@@ -829,6 +829,14 @@ fn old_value_case(
     if w.method.is_none() {
         return;
     }
+    // An object changed by a callee (`set(&mut state, ..)` on a crate struct or a
+    // shared `Arc` of one) has no old elements a view could read: it is no tensor.
+    if matches!(
+        f.value(w.dst).ty,
+        TyClass::Unknown | TyClass::LocalStruct | TyClass::Shared
+    ) {
+        return;
+    }
     let here = (w.body, w.block, w.index);
     // (alias, why it holds the old value)
     let mut aliases: Vec<(ValueId, String)> = Vec::new();

@@ -204,7 +204,8 @@ fn run_values_of(ir: &FnIr, bodies: &[BodyId]) -> BTreeSet<String> {
 }
 
 /// What varies between two instances of `task` besides its iteration variable: the
-/// integers it computes at run time and the variables of the loops inside it.
+/// integers it computes at run time, the variables of the loops inside it, and the
+/// integers changed by the loop that spawns it.
 pub fn instance_symbols(ir: &FnIr, task: &Task) -> BTreeSet<String> {
     let mut bodies = Vec::new();
     reached_bodies(ir, task.body, &mut bodies);
@@ -215,6 +216,11 @@ pub fn instance_symbols(ir: &FnIr, task: &Task) -> BTreeSet<String> {
             .filter(|(b, _)| bodies.contains(b))
             .map(|(_, it)| it.symbol.clone()),
     );
+    // A task spawned on each round of a loop captures that round's values of the
+    // integers the loop changes.
+    if task.iteration.is_some() {
+        out.extend(ir.loop_carried.iter().cloned());
+    }
     out
 }
 
@@ -544,7 +550,10 @@ fn task_accesses(ir: &FnIr, derived: &Derivations, task: &Task) -> Vec<TaskAcces
         .flatten()
         .collect();
     loops.extend(nested);
-    let run_values = run_values_of(ir, &bodies);
+    let mut run_values = run_values_of(ir, &bodies);
+    if task.iteration.is_some() {
+        run_values.extend(ir.loop_carried.iter().cloned());
+    }
     let mut out = Vec::new();
     for &b in &bodies {
         let nested_in_loop = b != task.body && body_called_in_loop(ir, &bodies, b);

@@ -665,6 +665,9 @@ pub struct FnIr {
     /// What the conditions of the `if`s around a write say, by the write's span
     /// (`if cat % n == part { first[cat] = .. }`): the write runs only where they hold.
     pub guards: Vec<(Span, Vec<Assumption>)>,
+    /// The symbols of `mut` integers a loop changes (`offset += batch`): a task spawned
+    /// on each round of the loop captures another value of each.
+    pub loop_carried: Vec<String>,
     /// What the function's `bool` result says when it is `true`, over the names of its
     /// integer parameters (`fn mine(h: u64, part: u64, n: u64) -> bool { h % n == part }`).
     pub returns_condition: Vec<Assumption>,

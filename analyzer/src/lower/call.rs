@@ -803,7 +803,18 @@ impl Lowerer<'_, '_, '_> {
                         None if summary.returns_whole => ViewOp::Whole,
                         None => ViewOp::Opaque(name),
                     };
-                    self.derive_view(src, how, span)
+                    let v = self.derive_view(src, how, span);
+                    // `unsafe fn fetch(self, row) -> &'w mut T { &mut *self.base.add(row) }`:
+                    // a `&mut` made from a raw pointer, unique for as long as it lives.
+                    let returns_mut = self
+                        .ctx
+                        .index
+                        .fn_item(idx)
+                        .is_some_and(|f| f.returns_mut_ref);
+                    if returns_mut && matches!(self.val(v).kind, ValueKind::RawPtr(_)) {
+                        self.claim(v, span);
+                    }
+                    v
                 }
                 None => dst,
             },

@@ -195,6 +195,8 @@ pub(crate) struct Lowerer<'c, 'x, 'a> {
     pub(crate) guard_stack: Vec<crate::ir::Assumption>,
     /// For [`FnIr::guards`].
     pub(crate) guards: Vec<(Span, Vec<crate::ir::Assumption>)>,
+    /// For [`FnIr::loop_carried`].
+    pub(crate) loop_carried: Vec<String>,
 }
 
 /// Lowers function `idx` of the index, whose syntax is `ast`. Must run on the thread
@@ -287,6 +289,7 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
             conditions: HashMap::new(),
             guard_stack: Vec::new(),
             guards: Vec::new(),
+            loop_carried: Vec::new(),
         }
     }
 
@@ -325,6 +328,7 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
             run_values: self.run_values,
             loop_starts: self.loop_starts,
             guards: self.guards,
+            loop_carried: self.loop_carried,
             returns_condition,
         }
     }
@@ -755,6 +759,26 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
             span,
         );
         Some(self.run_time_value(name, span))
+    }
+
+    /// `offset += batch` on a `mut` integer inside a loop: a task spawned on each round
+    /// of the loop sees another value of it (see [`FnIr::loop_carried`]).
+    pub(crate) fn note_loop_carried(&mut self, v: ValueId) {
+        let in_loop = self
+            .loops
+            .iter()
+            .any(|l| l.body == self.cur_body && !l.is_block);
+        let sym = self.val(v).int.as_ref().and_then(|e| {
+            e.symbols()
+                .into_iter()
+                .next()
+                .filter(|s| *e == Expr::sym(s))
+        });
+        if let (true, Some(sym)) = (in_loop, sym) {
+            if !self.loop_carried.contains(&sym) {
+                self.loop_carried.push(sym);
+            }
+        }
     }
 
     /// A fresh integer computed at run time by the body being lowered.
@@ -1450,8 +1474,8 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
 
     /// The iteration a spawn at this point belongs to: the innermost `for` loop inside
     /// the current scope frame.
-    pub(crate) fn enclosing_iteration(&self, base: usize) -> Option<crate::ir::Iteration> {
-        self.loops.iter().skip(base).rev().find_map(|l| {
+    pub(crate) fn enclosing_iteration(&mut self, base: usize) -> Option<crate::ir::Iteration> {
+        let counted = self.loops.iter().skip(base).rev().find_map(|l| {
             l.iteration
                 .as_ref()
                 .map(|(sym, lo, hi)| crate::ir::Iteration {
@@ -1460,6 +1484,19 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
                     hi: hi.clone(),
                     value: None,
                 })
+        });
+        if counted.is_some() || self.loops.iter().skip(base).all(|l| l.is_block) {
+            return counted;
+        }
+        // A `while` or `loop` spawning a task on each round: as many instances as
+        // rounds, a number not known here.
+        let round = self.fresh_symbol("round");
+        let rounds = self.fresh_symbol("rounds");
+        Some(crate::ir::Iteration {
+            symbol: round,
+            lo: Expr::int(0),
+            hi: Expr::sym(&rounds),
+            value: None,
         })
     }
 }

@@ -271,6 +271,7 @@ impl Lowerer<'_, '_, '_> {
                             span,
                         );
                     } else {
+                        self.note_loop_carried(dst);
                         self.val_mut(dst).int = None;
                     }
                 }
@@ -745,26 +746,34 @@ impl Lowerer<'_, '_, '_> {
             self.fields.insert((base, member), v);
             return v;
         }
-        let base_name = self.val(base).name.clone();
-        let struct_field = match (base_name.as_deref(), self.item.self_ty.as_deref()) {
-            (Some("self"), Some(ty)) => self
-                .ctx
-                .index
-                .struct_named(ty)
-                .and_then(|s| s.fields.iter().find(|fi| fi.name == member).cloned()),
+        let mut base_name = self.val(base).name.clone();
+        // `self`, or another parameter of one of the crate's structs (`column: &mut
+        // Column`): its memory fields reach the caller's buffers.
+        let param = self
+            .bodies
+            .first()
+            .and_then(|b| b.params.iter().position(|&p| p == base));
+        let owner = match (base_name.as_deref(), self.item.self_ty.as_deref(), param) {
+            (Some("self"), Some(ty), _) => Some((ty.to_string(), 0)),
+            (_, _, Some(i)) => {
+                if base_name.is_none() {
+                    base_name = self.item.params.get(i).cloned();
+                }
+                self.declared.get(&base).cloned().map(|ty| (ty, i))
+            }
             _ => None,
         };
+        let struct_field = owner.as_ref().and_then(|(ty, _)| {
+            self.ctx
+                .index
+                .struct_named(ty)
+                .and_then(|s| s.fields.iter().find(|fi| fi.name == member).cloned())
+        });
+        let origin = RootOrigin::Param(owner.map_or(0, |(_, i)| i));
         let name = format!("{}.{member}", base_name.as_deref().unwrap_or("_"));
         let v = match struct_field {
             Some(fi) if fi.ty.holds_memory() => {
-                let root = self.new_root(
-                    name.clone(),
-                    RootOrigin::Param(0),
-                    4,
-                    None,
-                    ReleasedBy::NotOwned,
-                    span,
-                );
+                let root = self.new_root(name.clone(), origin, 4, None, ReleasedBy::NotOwned, span);
                 if let Some(r) = self.root_mut(root) {
                     r.elem_type = fi.elem_name.clone();
                 }
@@ -772,7 +781,18 @@ impl Lowerer<'_, '_, '_> {
                     TyClass::RawPtr => ValueKind::RawPtr(Some(root)),
                     _ => ValueKind::View(root),
                 };
-                self.new_value(Some(name), kind, fi.ty, span)
+                let v = self.new_value(Some(name), kind, fi.ty, span);
+                // A pointer field points at the start of its block, as far as this
+                // function knows: offsets taken from it are offsets into that block.
+                if fi.ty == TyClass::RawPtr {
+                    self.val_mut(v).view = Some(View {
+                        root,
+                        elem_bytes: 4,
+                        offset: Expr::int(0),
+                        dims: Vec::new(),
+                    });
+                }
+                v
             }
             _ => {
                 let v = self.scalar(Some(Expr::sym(&name)), span);

@@ -651,3 +651,49 @@ fn elements_of_a_list_of_pointers_are_not_integers() {
     assert!(names.iter().any(|s| s.starts_with("i#")), "{names:?}");
     assert!(!names.iter().any(|s| s.starts_with("p#")), "{names:?}");
 }
+
+#[test]
+fn tasks_spawned_round_by_round_are_instances_with_their_own_offsets() {
+    let f = lower_one(
+        "struct Pool { items: Vec<f32> }
+         #[derive(Clone, Copy)] struct H { first: *mut f32 }
+         impl H {
+             fn of(pool: &mut Pool) -> H { H { first: pool.items.as_mut_ptr() } }
+             unsafe fn get<'a>(self, i: usize) -> &'a mut f32 { unsafe { &mut *self.first.add(i) } }
+         }
+         fn k(pool: &mut Pool, batch: usize, count: usize) {
+             let h = H::of(pool);
+             std::thread::scope(|s| {
+                 let mut start = 0;
+                 while start < count {
+                     s.spawn(move || { let x = unsafe { h.get(start) }; *x = 0.0; });
+                     start += batch;
+                 }
+             });
+         }",
+    );
+    // The spawn has an instance per round, the number of rounds unknown.
+    let task = f
+        .stmts()
+        .find_map(|(_, _, s)| match &s.op {
+            Op::Spawn { task, .. } => Some(task.clone()),
+            _ => None,
+        })
+        .expect("a spawn");
+    let round = task.iteration.expect("spawned on each round");
+    assert!(round.symbol.starts_with("round#"), "{round:?}");
+    // `start` changes from round to round.
+    assert_eq!(f.loop_carried.len(), 1, "{:?}", f.loop_carried);
+    assert!(f.loop_carried[0].starts_with("start#"));
+    // The accessor's `&mut` from a raw pointer claims the element at `start`.
+    let claim = f
+        .stmts()
+        .find_map(|(_, _, s)| match &s.op {
+            Op::Claim {
+                region: Some(r), ..
+            } => Some(r.clone()),
+            _ => None,
+        })
+        .expect("a claim");
+    assert_eq!(claim.offset, crate::oracle::Expr::sym(&f.loop_carried[0]));
+}
