@@ -255,6 +255,9 @@ pub struct FieldInfo {
     pub elem_name: Option<String>,
     /// Estimated size in bytes, when the type's layout is known.
     pub bytes: Option<u64>,
+    /// Estimated size of one element of a buffer field (`RwLock<Map>` of
+    /// `Box<[RwLock<Map>]>`), when known.
+    pub elem_bytes: Option<u64>,
     /// The type has a lifetime argument (`Vec<'bump, u8>`): its storage is borrowed
     /// from something that outlives it (an arena, a pool).
     pub borrows_storage: bool,
@@ -366,6 +369,7 @@ pub struct FileItems {
     fns: Vec<FnItem>,
     structs: Vec<StructItem>,
     struct_types: Vec<Vec<TypeShape>>,
+    struct_elem_types: Vec<Vec<Option<TypeShape>>>,
     modules: Vec<ModuleItem>,
     uses: HashMap<String, HashMap<String, Vec<String>>>,
     globs: HashMap<String, Vec<Vec<String>>>,
@@ -652,10 +656,17 @@ impl FileItems {
                 borrows_storage: has_lifetime_arg(&f.ty),
                 fn_pointer: is_fn_pointer(&f.ty),
                 bytes: None,
+                elem_bytes: None,
             })
             .collect();
         self.struct_types
             .push(s.fields.iter().map(|f| TypeShape::of(&f.ty)).collect());
+        self.struct_elem_types.push(
+            s.fields
+                .iter()
+                .map(|f| crate::syntax::ty::element_type(&f.ty).map(TypeShape::of))
+                .collect(),
+        );
         self.structs.push(StructItem {
             name: s.ident.to_string(),
             module: module.to_vec(),
@@ -689,6 +700,8 @@ pub struct ItemIndex {
     by_method: HashMap<String, Vec<usize>>,
     /// The written field types of each struct, for the size estimates.
     struct_types: Vec<Vec<TypeShape>>,
+    /// The element types of buffer fields, for [`FieldInfo::elem_bytes`].
+    struct_elem_types: Vec<Vec<Option<TypeShape>>>,
     /// Problems with annotations.
     pub errors: Vec<SourceError>,
     /// Names of the functions `extern` blocks of the crate declare: foreign code that
@@ -737,6 +750,7 @@ impl ItemIndex {
             index.fns.extend(part.fns);
             index.structs.extend(part.structs);
             index.struct_types.extend(part.struct_types);
+            index.struct_elem_types.extend(part.struct_elem_types);
             index.modules.extend(part.modules);
             for (module, names) in part.uses {
                 index.uses.entry(module).or_default().extend(names);
@@ -833,8 +847,18 @@ impl ItemIndex {
                     .iter()
                     .map(|t| self.shape_size(t, 0))
                     .collect();
-                for (f, b) in self.structs[k].fields.iter_mut().zip(&sizes) {
+                let elem_sizes: Vec<Option<u64>> = self
+                    .struct_elem_types
+                    .get(k)
+                    .map(|ts| {
+                        ts.iter()
+                            .map(|t| t.as_ref().and_then(|t| self.shape_size(t, 0)))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                for (i, (f, b)) in self.structs[k].fields.iter_mut().zip(&sizes).enumerate() {
                     f.bytes = *b;
+                    f.elem_bytes = elem_sizes.get(i).copied().flatten();
                 }
                 if let Some(total) = sizes.iter().copied().sum::<Option<u64>>() {
                     let align = self.structs[k].repr_align.unwrap_or(1).max(1);
@@ -872,6 +896,9 @@ impl ItemIndex {
                         Some(self.shape_size(arg?, depth + 1)?.div_ceil(line) * line)
                     }
                     Some(TypeSize::OfArg) => self.shape_size(arg?, depth + 1),
+                    Some(TypeSize::HeaderArg(header)) => {
+                        Some(header + self.shape_size(arg?, depth + 1)?.div_ceil(8) * 8)
+                    }
                     None => self.struct_named(name).and_then(|s| s.size),
                 }
             }

@@ -62,6 +62,20 @@ pub struct FnSummary {
     pub write_regions: Vec<WriteRegion>,
     /// What a `bool` result says when it is `true` (see [`FnIr::returns_condition`]).
     pub returns_condition: Vec<crate::ir::Assumption>,
+    /// Entries of buffer fields of parameters an atomic operation writes (a lock of
+    /// `self.shards` taken), see [`FieldWrite`].
+    pub field_writes: Vec<FieldWrite>,
+}
+
+/// An atomic write of one entry of buffer field `field` of parameter `param`: at
+/// `index` over the function's integer parameters, or at an index it computes at run
+/// time (`None`); `span` is where the operation is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FieldWrite {
+    pub param: usize,
+    pub field: String,
+    pub index: Option<crate::oracle::Expr>,
+    pub span: Span,
 }
 
 /// Elements a function writes through raw-pointer parameter `param`: `offset` elements
@@ -139,6 +153,16 @@ impl FnSummary {
                         .flatten()
                 });
                 let at = inner.unwrap_or(stmt.span);
+                if let Some(w) = field_write(ir, *value, at) {
+                    if !s
+                        .field_writes
+                        .iter()
+                        .any(|o| (o.param, &o.field, &o.index) == (w.param, &w.field, &w.index))
+                    {
+                        s.field_writes.push(w);
+                    }
+                    continue;
+                }
                 if let Some(table) = table_of(ir, *value) {
                     if !s.table_writes.iter().any(|(t, _)| t.name == table.name) {
                         s.table_writes.push((table, at));
@@ -226,6 +250,26 @@ impl FnSummary {
         }
         s
     }
+}
+
+/// What [`FnSummary::field_writes`] says of an atomic write of `v`, when `v` is one
+/// entry of a buffer field of a parameter.
+fn field_write(ir: &FnIr, v: ValueId, span: Span) -> Option<FieldWrite> {
+    let val = ir.values.get(v.0 as usize)?;
+    let root = ir.roots.get(val.kind.root()?.0 as usize)?;
+    let (RootOrigin::Param(param), Some(field)) = (&root.origin, &root.field) else {
+        return None;
+    };
+    let view = val.view.as_ref().filter(|w| w.dims.is_empty())?;
+    root.shape.as_ref().filter(|s| s.len() == 1)?;
+    let names = int_param_names(ir);
+    let index = Some(view.offset.clone()).filter(|o| o.symbols().iter().all(|s| names.contains(s)));
+    Some(FieldWrite {
+        param: *param,
+        field: field.clone(),
+        index,
+        span,
+    })
 }
 
 /// The `static` table `v` is memory of, when it is one.

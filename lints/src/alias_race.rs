@@ -21,7 +21,18 @@ crate::declare_lint! {
     /// lives: two tasks holding such references to the same elements race even when each
     /// then writes a different element. So does a crate method that hands out `&mut T`
     /// from `&self` (`fn get(&self) -> &mut T`, a cell around a borrowed buffer): each
-    /// call claims everything the receiver holds.
+    /// call claims everything the receiver holds. An accessor returning `&mut T` made
+    /// from a raw pointer (`unsafe fn get(self, i) -> &mut T { &mut *self.base.add(i) }`)
+    /// claims the element it hands out.
+    ///
+    /// Tasks spawned in a `while` or `loop` are one instance per round, each with that
+    /// round's values of the integers the loop moves on (`offset += batch`). A loop over
+    /// a range a task computes at run time (`for row in start..end` with the bounds read
+    /// from a table), or an index it reads (`out[slot]` with `slot` read from a table),
+    /// is trusted to be the task's own: different tasks take different values of it. What
+    /// is derived from them may still meet: eight rows share a byte of a packed bitmap
+    /// (`bits[row / 8] |= ..`), and a flat range of `rows * k` items cut into runs shares
+    /// an output row across a run boundary (`out[item / k] += ..`).
     ///
     /// A race that happens for every input allowed by the kernel's `assume(...)` (with at
     /// least two iterations, for a parallel iteration) is an error; one that happens

@@ -30,7 +30,16 @@ crate::declare_lint! {
     /// A `static` table of locks or atomics whose entry each call picks at run time
     /// (`&LOCKS[addr % LEN]`, a lock chosen by hashing an address or a key) is written
     /// by every thread that takes a lock in a loop: threads that pick different entries
-    /// of one line still share it, so entries smaller than a line are reported.
+    /// of one line still share it, so entries smaller than a line are reported. The same
+    /// holds for a table of locks kept in a field of an object the threads share
+    /// (`self.shards[i].write()`, `Vec<Mutex<T>>`): taking a lock, also a shared one,
+    /// writes its lock word.
+    ///
+    /// Values a task reads at run time and owns by residue (`if key % parts == part {
+    /// counts[key] += 1 }`, also through a helper such as `key & (n - 1) == part`) are
+    /// interleaved: neighbouring values, on one line, belong to different tasks, so the
+    /// line is written by all of them. Owning contiguous ranges (`key >= lo && key < hi`)
+    /// meets only at range borders and is not reported.
     ///
     /// Struct fields are told apart for a struct value the function builds from plain
     /// values (`Stats { hits: 0, misses: 0 }`), and for a struct shared through `&T` or

@@ -157,6 +157,9 @@ pub struct Root {
     pub elem_type: Option<String>,
     /// The elements are pointers or references to `elem_type` (`&[*mut u8]`).
     pub elem_is_pointer: bool,
+    /// The memory of this field of the value the root is named after (`shards` of
+    /// `self.shards`).
+    pub field: Option<String>,
     /// Shape in elements, when known (`[n, m]` for `Array::zeros((n, m))`).
     pub shape: Option<Vec<Expr>>,
     /// How this root's memory is released.

@@ -717,6 +717,44 @@ impl Lowerer<'_, '_, '_> {
                 span,
             );
         }
+        // Atomic writes of the callee to entries of its arguments' buffer fields (a lock
+        // of `map.shards` taken), at the index it is given or one it computes.
+        for w in &summary.field_writes {
+            let Some(base) = arg(w.param) else { continue };
+            // The receiver is an object of the method's own type.
+            let object_type = self
+                .ctx
+                .index
+                .fn_item(idx)
+                .filter(|f| f.has_receiver && w.param == 0)
+                .and_then(|f| f.self_ty.clone());
+            let field =
+                self.field_value_of(None, object_type.as_deref(), base, w.field.clone(), span);
+            let Some(table) = self.val(field).view.clone().filter(|v| v.dims.len() == 1) else {
+                continue;
+            };
+            let index = match w
+                .index
+                .as_ref()
+                .and_then(|i| self.callee_offset(idx, i, args))
+            {
+                Some(i) => i,
+                None => self.run_time_index(table.dims[0].len.clone()),
+            };
+            let value = self.derive_view(
+                field,
+                ViewOp::Slice(vec![crate::ir::SliceSpec::Index(index)]),
+                span,
+            );
+            self.emit(
+                Op::Atomic {
+                    value,
+                    write: true,
+                    inner: Some(w.span),
+                },
+                span,
+            );
+        }
         // Atomic writes of the callee to entries of `static` tables it chooses.
         for (table, inner) in &summary.table_writes {
             let value = self.table_entry(table, span);
@@ -783,7 +821,22 @@ impl Lowerer<'_, '_, '_> {
                 let base = base.to_string();
                 self.run_time_value(&base, span)
             }
-            ReturnSummary::Nothing => dst,
+            ReturnSummary::Nothing => {
+                // `ShardedMap::new(64)`: an object of the crate's struct, whose methods
+                // its method calls are.
+                let made = self
+                    .ctx
+                    .index
+                    .fn_item(idx)
+                    .and_then(|f| f.returns_owned.clone())
+                    .filter(|t| self.ctx.index.struct_named(t).is_some());
+                if let Some(ty) = made {
+                    if !self.val(dst).kind.is_memory() {
+                        self.constructed.insert(dst, ty);
+                    }
+                }
+                dst
+            }
             ReturnSummary::Entry(table) => self.table_entry(&table, span),
             ReturnSummary::ViewOf(i) => match arg(i) {
                 Some(src) => {

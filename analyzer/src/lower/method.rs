@@ -102,6 +102,22 @@ impl Lowerer<'_, '_, '_> {
             .models
             .method(recv_ty, &method)
             .filter(|_| !self.crate_trait_method(recv, &method));
+        // `shards[i].write()` on one lock of a table of locks: the lock word is written.
+        let lock = self.val(recv).kind.is_memory()
+            && self
+                .val(recv)
+                .view
+                .as_ref()
+                .is_some_and(|v| v.dims.is_empty())
+            && self
+                .root_of(recv)
+                .and_then(|r| r.elem_type.as_deref())
+                .is_some_and(|t| models::takes_lock(t, &method));
+        let sem = if lock {
+            Some(Sem::Atomic(models::AtomicOp::ReadModifyWrite))
+        } else {
+            sem
+        };
         if sem == Some(Sem::ThreadSpawn) {
             let args: Vec<&syn::Expr> = m.args.iter().collect();
             return self.parallel_call(Sem::ThreadSpawn, &args, &method, span);
@@ -179,6 +195,7 @@ impl Lowerer<'_, '_, '_> {
                 .is_some_and(|v| v.dims.is_empty());
         let one_object = self.is_struct_memory(recv)
             || one_element
+            || self.constructed.contains_key(&recv)
             || self.val(recv).name.as_deref() == Some("self")
                 && self
                     .item
@@ -285,6 +302,10 @@ impl Lowerer<'_, '_, '_> {
     pub(crate) fn receiver_struct(&self, recv: ValueId) -> Option<String> {
         if self.val(recv).name.as_deref() == Some("self") {
             return self.item.self_ty.clone();
+        }
+        // An object a crate function made (`let map = ShardedMap::new(64)`).
+        if let Some(ty) = self.constructed.get(&recv) {
+            return Some(ty.clone());
         }
         let v = self.val(recv);
         // A field of the object (`stats.hits`) is not the object.

@@ -197,6 +197,9 @@ pub(crate) struct Lowerer<'c, 'x, 'a> {
     pub(crate) guards: Vec<(Span, Vec<crate::ir::Assumption>)>,
     /// For [`FnIr::loop_carried`].
     pub(crate) loop_carried: Vec<String>,
+    /// Values a crate function returned as an object of one of the crate's structs,
+    /// with that struct's name.
+    pub(crate) constructed: HashMap<ValueId, String>,
 }
 
 /// Lowers function `idx` of the index, whose syntax is `ast`. Must run on the thread
@@ -290,6 +293,7 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
             guard_stack: Vec::new(),
             guards: Vec::new(),
             loop_carried: Vec::new(),
+            constructed: HashMap::new(),
         }
     }
 
@@ -433,6 +437,7 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
             elem_bytes,
             elem_type: None,
             elem_is_pointer: false,
+            field: None,
             shape,
             released_by,
             requires_grad: false,
@@ -625,6 +630,9 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
         dst.int = src.int;
         if let Some(t) = self.tuples.get(&v).cloned() {
             self.tuples.insert(c, t);
+        }
+        if let Some(t) = self.constructed.get(&v).cloned() {
+            self.constructed.insert(c, t);
         }
         if let Some(it) = self.iters.get(&v).cloned() {
             self.iters.insert(c, it);

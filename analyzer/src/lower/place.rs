@@ -637,14 +637,22 @@ impl Lowerer<'_, '_, '_> {
             syn::Member::Unnamed(i) => i.index.to_string(),
         };
         self.mentioned_fields.insert((base, member.clone()));
-        let v = self.field_value_of(f, base, member, span);
+        let unnamed = match &f.member {
+            syn::Member::Unnamed(i) => Some(i.index as usize),
+            syn::Member::Named(_) => None,
+        };
+        let v = self.field_value_of(unnamed, None, base, member, span);
         self.note_owner_part(base, v);
         v
     }
 
-    fn field_value_of(
+    /// The value of field `member` of `base` (`unnamed` is its position in a tuple
+    /// struct; `object_type` the crate struct `base` is, when the code says so
+    /// elsewhere).
+    pub(crate) fn field_value_of(
         &mut self,
-        f: &syn::ExprField,
+        unnamed: Option<usize>,
+        object_type: Option<&str>,
         base: ValueId,
         member: String,
         span: Span,
@@ -652,8 +660,8 @@ impl Lowerer<'_, '_, '_> {
         if let Some(&v) = self.fields.get(&(base, member.clone())) {
             return v;
         }
-        if let syn::Member::Unnamed(i) = &f.member {
-            if let Some(&part) = self.tuples.get(&base).and_then(|p| p.get(i.index as usize)) {
+        if let Some(i) = unnamed {
+            if let Some(&part) = self.tuples.get(&base).and_then(|p| p.get(i)) {
                 return part;
             }
         }
@@ -754,14 +762,18 @@ impl Lowerer<'_, '_, '_> {
             .first()
             .and_then(|b| b.params.iter().position(|&p| p == base));
         let owner = match (base_name.as_deref(), self.item.self_ty.as_deref(), param) {
-            (Some("self"), Some(ty), _) => Some((ty.to_string(), 0)),
+            (Some("self"), Some(ty), _) => Some((ty.to_string(), RootOrigin::Param(0))),
             (_, _, Some(i)) => {
                 if base_name.is_none() {
                     base_name = self.item.params.get(i).cloned();
                 }
-                self.declared.get(&base).cloned().map(|ty| (ty, i))
+                self.declared
+                    .get(&base)
+                    .cloned()
+                    .map(|ty| (ty, RootOrigin::Param(i)))
             }
-            _ => None,
+            // A local object of a crate struct whose type a callee's receiver gives.
+            _ => object_type.map(|ty| (ty.to_string(), RootOrigin::Unknown)),
         };
         let struct_field = owner.as_ref().and_then(|(ty, _)| {
             self.ctx
@@ -769,13 +781,30 @@ impl Lowerer<'_, '_, '_> {
                 .struct_named(ty)
                 .and_then(|s| s.fields.iter().find(|fi| fi.name == member).cloned())
         });
-        let origin = RootOrigin::Param(owner.map_or(0, |(_, i)| i));
+        let origin = owner.map_or(RootOrigin::Param(0), |(_, o)| o);
         let name = format!("{}.{member}", base_name.as_deref().unwrap_or("_"));
         let v = match struct_field {
             Some(fi) if fi.ty.holds_memory() => {
-                let root = self.new_root(name.clone(), origin, 4, None, ReleasedBy::NotOwned, span);
+                let elem = fi
+                    .elem_bytes
+                    .and_then(|b| u32::try_from(b).ok())
+                    .filter(|&b| b > 0)
+                    .unwrap_or(4);
+                // A buffer field (`shards: Box<[RwLock<Map>]>`): its elements, as many
+                // as its length.
+                let buffer = matches!(fi.ty, TyClass::Vec | TyClass::Slice);
+                let shape = buffer.then(|| vec![Expr::sym(&format!("{name}.len"))]);
+                let root = self.new_root(
+                    name.clone(),
+                    origin,
+                    elem,
+                    shape.clone(),
+                    ReleasedBy::NotOwned,
+                    span,
+                );
                 if let Some(r) = self.root_mut(root) {
                     r.elem_type = fi.elem_name.clone();
+                    r.field = Some(member.clone());
                 }
                 let kind = match fi.ty {
                     TyClass::RawPtr => ValueKind::RawPtr(Some(root)),
@@ -787,10 +816,13 @@ impl Lowerer<'_, '_, '_> {
                 if fi.ty == TyClass::RawPtr {
                     self.val_mut(v).view = Some(View {
                         root,
-                        elem_bytes: 4,
+                        elem_bytes: elem,
                         offset: Expr::int(0),
                         dims: Vec::new(),
                     });
+                }
+                if let Some(shape) = shape {
+                    self.val_mut(v).view = Some(View::contiguous(root, elem, shape));
                 }
                 v
             }

@@ -697,3 +697,56 @@ fn tasks_spawned_round_by_round_are_instances_with_their_own_offsets() {
         .expect("a claim");
     assert_eq!(claim.offset, crate::oracle::Expr::sym(&f.loop_carried[0]));
 }
+
+#[test]
+fn a_lock_of_a_field_table_taken_in_a_method_is_a_write_of_the_callers_entry() {
+    let (ir, _) = analyze_text(
+        "use std::sync::RwLock;
+         struct M { shards: Box<[RwLock<Vec<u64>>]> }
+         impl M {
+             fn new(n: usize) -> Self { M { shards: (0..n).map(|_| RwLock::new(Vec::new())).collect::<Vec<_>>().into_boxed_slice() } }
+             fn pick(&self, k: u64) -> usize { k as usize % self.shards.len() }
+             fn at(&self, i: usize) { self.shards[i].write().unwrap().push(1); }
+             fn put(&self, k: u64) { let i = self.pick(k); self.at(i); }
+         }
+         fn user() { let m = M::new(64); m.at(3); m.put(9); }",
+    );
+    let by_name = |n: &str| {
+        let f = ir.functions().find(|f| f.name == n).expect("the function");
+        (f.clone(), ir.summary(f.id).cloned().expect("a summary"))
+    };
+    // Taking the lock writes entry `i` of the receiver's `shards`.
+    let (_, at) = by_name("at");
+    assert_eq!(at.field_writes.len(), 1, "{at:?}");
+    assert_eq!(at.field_writes[0].field, "shards");
+    assert_eq!(
+        at.field_writes[0].index,
+        Some(crate::oracle::Expr::sym("i"))
+    );
+    // Through a helper's index, an entry computed at run time.
+    let (_, put) = by_name("put");
+    assert_eq!(put.field_writes.len(), 1, "{put:?}");
+    assert_eq!(put.field_writes[0].index, None);
+    // The caller's object: entry 3, then an entry picked at run time, both 40 bytes
+    // (a `RwLock` header before a `Vec`).
+    let (user, _) = by_name("user");
+    let entries: Vec<_> = user
+        .stmts()
+        .filter_map(|(_, _, s)| match &s.op {
+            Op::Atomic {
+                value, write: true, ..
+            } => user.value(*value).view.clone(),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(entries.len(), 2, "{entries:?}");
+    assert_eq!(entries[0].offset, crate::oracle::Expr::int(3));
+    assert_eq!(entries[0].elem_bytes, 40);
+    let picked = entries[1]
+        .offset
+        .symbols()
+        .into_iter()
+        .next()
+        .expect("an index");
+    assert!(crate::models::is_run_time_index(&picked), "{picked}");
+}

@@ -210,6 +210,9 @@ pub enum TypeSize {
     OfArg,
     /// Its type argument rounded up to this many bytes (`CachePadded<T>`).
     PaddedArg(u64),
+    /// A header of this many bytes before its type argument, rounded up to 8 bytes
+    /// (`Mutex<T>`: the lock word and poison flag).
+    HeaderArg(u64),
 }
 
 /// What a modelled API does.
@@ -547,6 +550,11 @@ pub fn scalar_bytes(name: &str) -> Option<u32> {
 /// Whether `name` is a plain number type (not an atomic).
 pub fn is_number_type(name: &str) -> bool {
     scalar_bytes(name).is_some() && !is_synchronised_type(name)
+}
+
+/// Whether `method` called on a lock of type `ty` takes it (a write of its lock word).
+pub fn takes_lock(ty: &str, method: &str) -> bool {
+    table::LOCK_TYPES.contains(&ty) && table::LOCK_METHODS.contains(&method)
 }
 
 /// Whether `name` is a primitive integer type.

@@ -657,6 +657,11 @@ pub const SYNCHRONISED_TYPES: &[Name] = &[
     Name::Exact("OnceCell"),
 ];
 
+/// Locks, and the methods that take them: taking a lock (also a shared one) writes its
+/// lock word, as an atomic read-modify-write does.
+pub const LOCK_TYPES: &[&str] = &["Mutex", "RwLock"];
+pub const LOCK_METHODS: &[&str] = &["lock", "write", "read", "try_lock", "try_write", "try_read"];
+
 /// Cells of plain data written through a shared reference: a place in the object like
 /// a number field.
 pub const CELL_TYPES: &[&str] = &["Cell", "UnsafeCell", "SyncUnsafeCell"];
@@ -762,6 +767,10 @@ pub const TYPE_SIZES: &[(&str, TypeSize)] = &[
     ("UnsafeCell", TypeSize::OfArg),
     ("Cell", TypeSize::OfArg),
     ("Wrapping", TypeSize::OfArg),
+    // std's futex locks on Linux: a state word and a poison flag (and a writer
+    // notification word for `RwLock`) before the data.
+    ("Mutex", TypeSize::HeaderArg(8)),
+    ("RwLock", TypeSize::HeaderArg(16)),
 ];
 
 /// Element types padded to a whole cache line.
@@ -809,6 +818,8 @@ pub fn every_name() -> Vec<&'static str> {
         NULL_POINTER_FNS,
         ADDRESSLESS_CASTS,
         INTEGER_TYPES,
+        LOCK_TYPES,
+        LOCK_METHODS,
         ELEMENT_CONTAINERS,
         OBJECT_POINTERS,
         OWNING_TYPES,
