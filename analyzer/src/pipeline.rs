@@ -295,7 +295,7 @@ enum Reply<T> {
     Indexed {
         worker: usize,
         file: FileId,
-        items: FileItems,
+        items: Box<FileItems>,
         extra: T,
     },
     IndexDone,
@@ -369,7 +369,7 @@ impl<T> Worker<'_, T> {
             self.send(Reply::Indexed {
                 worker: self.id,
                 file: file.file,
-                items,
+                items: Box::new(items),
                 extra,
             });
         }
@@ -475,7 +475,7 @@ impl<T> Leader<T> {
                     file,
                     items,
                     extra,
-                } => parts.push((file, worker, items, extra)),
+                } => parts.push((file, worker, *items, extra)),
                 Reply::IndexDone => indexing -= 1,
                 _ => {}
             }
