@@ -134,12 +134,29 @@ CRATES = [
     ("atomic", "0.4.0"),
     ("crossbeam-utils", "0.8.17"),
     ("crossbeam-utils", "0.8.18"),
+    # corpus/concurrency/ggblas-matmul-k-split: worker runs that split an output row.
+    ("ggblas", "0.1.0"),
+    ("ggblas", "0.1.1"),
+    # corpus/concurrency/dashmap-packed-shards: the packed `submaps` locks of 1.x.
+    ("dashmap", "1.2.1"),
+    ("dashmap", "2.0.0"),
+    # corpus/concurrency/polars-window-validity-bits: a validity bitmap written from
+    # parallel row ranges.
+    ("polars-lazy", "0.27.2"),
+    ("polars-lazy", "0.28.0"),
+    # corpus/concurrency/bevy-sparse-batches-ignore-offset.
+    ("bevy_ecs", "0.5.0"),
+    ("bevy_ecs", "0.6.0"),
 ]
 
 # Crates checked with extra command-line arguments in crate mode.
 CRATE_ARGS = {
     "cudarc-0.9.15": ["--all-features"],
     "cudarc-0.10.0": ["--all-features"],
+    # The window functions of corpus/concurrency/polars-window-validity-bits are behind
+    # features.
+    "polars-lazy-0.27.2": ["--all-features"],
+    "polars-lazy-0.28.0": ["--all-features"],
 }
 
 

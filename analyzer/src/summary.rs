@@ -198,7 +198,14 @@ impl FnSummary {
             set.extend(params_of(value));
         }
         s.write_regions = write_regions(ir, &s.writes);
-        s.returns_condition = ir.returns_condition.clone();
+        let names = int_param_names(ir);
+        let over_params = |e: &crate::oracle::Expr| e.symbols().iter().all(|s| names.contains(s));
+        s.returns_condition = ir
+            .returns_condition
+            .iter()
+            .filter(|a| over_params(&a.lhs) && over_params(&a.rhs))
+            .cloned()
+            .collect();
         // Memory a function frees is gone, not kept: freeing is the stronger effect.
         let frees = s.frees.clone();
         s.escapes.retain(|i| !frees.contains(i));

@@ -671,8 +671,9 @@ pub struct FnIr {
     /// The symbols of `mut` integers a loop changes (`offset += batch`): a task spawned
     /// on each round of the loop captures another value of each.
     pub loop_carried: Vec<String>,
-    /// What the function's `bool` result says when it is `true`, over the names of its
-    /// integer parameters (`fn mine(h: u64, part: u64, n: u64) -> bool { h % n == part }`).
+    /// What the function's `bool` result says when it is `true` (`fn mine(h: u64, part:
+    /// u64, n: u64) -> bool { h % n == part }`); the summary keeps what is said over the
+    /// integer parameters.
     pub returns_condition: Vec<Assumption>,
 }
 

@@ -338,7 +338,7 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
     }
 
     /// What the function's result says when it is `true`: the condition of its one
-    /// returned value, over its integer parameters' names.
+    /// returned value.
     fn returns_condition(&self) -> Vec<crate::ir::Assumption> {
         let Some(body) = self.bodies.first() else {
             return Vec::new();
@@ -354,25 +354,7 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
         let [v] = returned.as_slice() else {
             return Vec::new();
         };
-        let params: Vec<String> = body
-            .params
-            .iter()
-            .filter_map(|p| {
-                let pv = self.values.get(p.0 as usize)?;
-                let name = pv.name.clone()?;
-                (pv.int.as_ref()? == &Expr::sym(&name)).then_some(name)
-            })
-            .collect();
-        let over_params = |e: &Expr| e.symbols().iter().all(|s| params.contains(s));
-        self.conditions
-            .get(v)
-            .map(|c| {
-                c.iter()
-                    .filter(|a| over_params(&a.lhs) && over_params(&a.rhs))
-                    .cloned()
-                    .collect()
-            })
-            .unwrap_or_default()
+        self.conditions.get(v).cloned().unwrap_or_default()
     }
 
     // ----- building blocks -------------------------------------------------------
