@@ -340,10 +340,7 @@ fn dies_under_returned_view(
     let returned: Vec<ValueId> = body
         .blocks
         .iter()
-        .filter_map(|b| match &b.term {
-            Terminator::Return { value: Some(v), .. } => Some(*v),
-            _ => None,
-        })
+        .filter_map(|b| b.term.returned())
         .collect();
     !returned.is_empty()
         && returned

@@ -101,14 +101,18 @@ fn check(cx: &LintContext<'_>, out: &mut Vec<LintFinding>) {
         let derived = &facts.derivations;
         for region in &facts.parallel.regions {
             let mut reported: BTreeSet<RootId> = BTreeSet::new();
+            // Writes repeated by a task, to elements smaller than a line.
+            let repeated = |a: &TaskAccess| {
+                a.kind == AccessKind::Write
+                    && (a.in_loop || region.in_loop)
+                    && !is_padded(ir, a.root, line)
+            };
             let writes = |t: &'_ TaskFacts| -> Vec<usize> {
                 t.accesses
                     .iter()
                     .enumerate()
                     .filter(|(_, a)| {
-                        a.kind == AccessKind::Write
-                            && (a.in_loop || region.in_loop)
-                            && !is_padded(ir, a.root, line)
+                        repeated(a)
                             // A place over the task's own loop variables left unfolded
                             // (`item / k`) says where one write lands, not which lines
                             // the task keeps writing.
@@ -146,11 +150,7 @@ fn check(cx: &LintContext<'_>, out: &mut Vec<LintFinding>) {
                 // different instances.
                 if let Some(it) = ta.task.iteration.as_ref() {
                     for a in &ta.accesses {
-                        if a.kind != AccessKind::Write
-                            || !(a.in_loop || region.in_loop)
-                            || is_padded(ir, a.root, line)
-                            || reported.contains(&a.root)
-                        {
+                        if !repeated(a) || reported.contains(&a.root) {
                             continue;
                         }
                         if let Some((answer, why)) = interleaved(ir, ta, a, it, line) {

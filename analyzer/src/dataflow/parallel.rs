@@ -193,34 +193,34 @@ fn after_first_spawn(ir: &FnIr, derived: &Derivations, scope: &Task) -> Vec<Task
         .collect()
 }
 
-/// The integers a task computes at run time (in its own code or the closures and
-/// nested regions it runs): another value in each instance.
-fn run_values_of(ir: &FnIr, bodies: &[BodyId]) -> BTreeSet<String> {
-    ir.run_values
+/// The integers `task` computes at run time (in `bodies`, its own code and the closures
+/// and nested regions it runs), and, spawned on each round of a loop, that round's
+/// values of the integers the loop changes: another value in each instance.
+fn run_values_of(ir: &FnIr, task: &Task, bodies: &[BodyId]) -> BTreeSet<String> {
+    let mut out: BTreeSet<String> = ir
+        .run_values
         .iter()
         .filter(|(b, _)| bodies.contains(b))
         .map(|(_, s)| s.clone())
-        .collect()
+        .collect();
+    if task.iteration.is_some() {
+        out.extend(ir.loop_carried.iter().cloned());
+    }
+    out
 }
 
 /// What varies between two instances of `task` besides its iteration variable: the
-/// integers it computes at run time, the variables of the loops inside it, and the
-/// integers changed by the loop that spawns it.
+/// integers of [`run_values_of`] and the variables of the loops inside it.
 pub fn instance_symbols(ir: &FnIr, task: &Task) -> BTreeSet<String> {
     let mut bodies = Vec::new();
     reached_bodies(ir, task.body, &mut bodies);
-    let mut out = run_values_of(ir, &bodies);
+    let mut out = run_values_of(ir, task, &bodies);
     out.extend(
         ir.loop_ranges
             .iter()
             .filter(|(b, _)| bodies.contains(b))
             .map(|(_, it)| it.symbol.clone()),
     );
-    // A task spawned on each round of a loop captures that round's values of the
-    // integers the loop changes.
-    if task.iteration.is_some() {
-        out.extend(ir.loop_carried.iter().cloned());
-    }
     out
 }
 
@@ -307,21 +307,10 @@ pub fn second_instance(
         .chain(std::iter::once(&it.symbol))
         .map(|s| (s.clone(), Expr::sym(&primed(s))))
         .collect();
-    let rename = |e: &Expr| e.map_symbols(&|s| renames.get(s).cloned());
+    let lookup = |s: &str| renames.get(s).cloned();
+    let rename = |e: &Expr| e.map_symbols(&lookup);
     let mentioned = vb.symbols();
-    let view = View {
-        root: vb.root,
-        elem_bytes: vb.elem_bytes,
-        offset: rename(&vb.offset),
-        dims: vb
-            .dims
-            .iter()
-            .map(|d| Dim {
-                len: rename(&d.len),
-                stride: rename(&d.stride),
-            })
-            .collect(),
-    };
+    let view = vb.map_symbols(&lookup);
     let mut ranges = vec![renamed(it, primed(&it.symbol))];
     let mut own = Vec::new();
     let is_loop = |s: &str| ir.loop_ranges.iter().any(|(_, o)| o.symbol == s);
@@ -550,10 +539,7 @@ fn task_accesses(ir: &FnIr, derived: &Derivations, task: &Task) -> Vec<TaskAcces
         .flatten()
         .collect();
     loops.extend(nested);
-    let mut run_values = run_values_of(ir, &bodies);
-    if task.iteration.is_some() {
-        run_values.extend(ir.loop_carried.iter().cloned());
-    }
+    let run_values = run_values_of(ir, task, &bodies);
     let mut out = Vec::new();
     for &b in &bodies {
         let nested_in_loop = b != task.body && body_called_in_loop(ir, &bodies, b);

@@ -525,6 +525,14 @@ impl Terminator {
             Terminator::Return { .. } | Terminator::Unreachable => &[],
         }
     }
+
+    /// The value a `return` gives back, when it gives one.
+    pub fn returned(&self) -> Option<ValueId> {
+        match self {
+            Terminator::Return { value, .. } => *value,
+            _ => None,
+        }
+    }
 }
 
 /// A basic block.

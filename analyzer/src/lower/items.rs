@@ -9,7 +9,7 @@
 
 use syn::visit::Visit;
 
-use crate::ir::{Op, ReleaseKind, Terminator, TyClass, ValueId, ValueKind, ViewOp};
+use crate::ir::{Op, ReleaseKind, TyClass, ValueId, ValueKind, ViewOp};
 use crate::models::{self, Sem};
 use crate::source::Span;
 
@@ -104,7 +104,7 @@ impl Lowerer<'_, '_, '_> {
         span: Span,
     ) -> Option<ValueId> {
         let root = self.val(recv).kind.root()?;
-        let returned = self.closure_returns(closure?);
+        let returned = self.body_returns(closure?);
         let mut into_elements = passing != ItemPassing::MovedWhole;
         let mut any = false;
         for v in returned {
@@ -148,17 +148,14 @@ impl Lowerer<'_, '_, '_> {
         Some(list)
     }
 
-    /// The values a closure body returns.
-    pub(crate) fn closure_returns(&self, b: crate::ir::BodyId) -> Vec<ValueId> {
+    /// The values a body (a closure's, or the function's own) returns.
+    pub(crate) fn body_returns(&self, b: crate::ir::BodyId) -> Vec<ValueId> {
         self.bodies
             .get(b.0 as usize)
             .map(|body| {
                 body.blocks
                     .iter()
-                    .filter_map(|blk| match &blk.term {
-                        Terminator::Return { value: Some(v), .. } => Some(*v),
-                        _ => None,
-                    })
+                    .filter_map(|blk| blk.term.returned())
                     .collect()
             })
             .unwrap_or_default()

@@ -340,17 +340,7 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
     /// What the function's result says when it is `true`: the condition of its one
     /// returned value.
     fn returns_condition(&self) -> Vec<crate::ir::Assumption> {
-        let Some(body) = self.bodies.first() else {
-            return Vec::new();
-        };
-        let returned: Vec<ValueId> = body
-            .blocks
-            .iter()
-            .filter_map(|b| match &b.term {
-                Terminator::Return { value: Some(v), .. } => Some(*v),
-                _ => None,
-            })
-            .collect();
+        let returned = self.body_returns(BodyId(0));
         let [v] = returned.as_slice() else {
             return Vec::new();
         };

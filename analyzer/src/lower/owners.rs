@@ -171,7 +171,7 @@ impl Lowerer<'_, '_, '_> {
         path: Option<&syn::Path>,
     ) {
         let from_closure = closure.and_then(|b| {
-            self.closure_returns(b).into_iter().find_map(|v| {
+            self.body_returns(b).into_iter().find_map(|v| {
                 self.root_of(v)
                     .filter(|r| r.origin == RootOrigin::Alloc && r.released_by.is_owed())
                     .map(|r| r.released_by.clone())

@@ -123,16 +123,21 @@ impl View {
 
     /// The view with symbol `name` replaced by `value` everywhere.
     pub fn subst(&self, name: &str, value: &Expr) -> View {
+        self.map_symbols(&|s| (s == name).then(|| value.clone()))
+    }
+
+    /// The view with each symbol `f` gives a value for replaced by that value.
+    pub fn map_symbols(&self, f: &dyn Fn(&str) -> Option<Expr>) -> View {
         View {
             root: self.root,
             elem_bytes: self.elem_bytes,
-            offset: self.offset.subst(name, value),
+            offset: self.offset.map_symbols(f),
             dims: self
                 .dims
                 .iter()
                 .map(|d| Dim {
-                    len: d.len.subst(name, value),
-                    stride: d.stride.subst(name, value),
+                    len: d.len.map_symbols(f),
+                    stride: d.stride.map_symbols(f),
                 })
                 .collect(),
         }
