@@ -56,6 +56,12 @@ pub struct FnItem {
     pub holds_borrow: Option<usize>,
     /// For `Drop::drop`: what of `self` it hands to unsafe calls.
     pub drop_release: Option<SelfRelease>,
+    /// For a method that returns values of its own type: where the fields of the
+    /// values it builds come from (see [`crate::syntax::built_fields`]).
+    pub built_fields: Vec<(String, crate::syntax::built_fields::FieldSource)>,
+    /// A method of an `impl` whose `type Item` is a `&mut` reference: the items it
+    /// hands out are unique borrows.
+    pub yields_mut: bool,
     pub file: FileId,
     pub annotations: Annotations,
     pub span: Span,
@@ -437,6 +443,11 @@ impl FileItems {
                         .as_ref()
                         .and_then(|(_, path, _)| path.segments.last())
                         .map(|s| s.ident.to_string());
+                    let yields_mut = imp.items.iter().any(|it| {
+                        matches!(it, syn::ImplItem::Type(t)
+                            if t.ident == "Item"
+                                && matches!(&t.ty, syn::Type::Reference(r) if r.mutability.is_some()))
+                    });
                     for it in &imp.items {
                         if let syn::ImplItem::Fn(m) = it {
                             self.push_fn(
@@ -449,6 +460,9 @@ impl FileItems {
                                 file,
                                 asts,
                             );
+                            if let Some(f) = self.fns.last_mut() {
+                                f.yields_mut = yields_mut;
+                            }
                         }
                     }
                 }
@@ -614,8 +628,17 @@ impl FileItems {
         let returns_raw_ptr = matches!(&sig.output, syn::ReturnType::Type(_, ty) if matches!(&**ty, syn::Type::Ptr(_)));
         let drop_release = (trait_name.as_deref() == Some("Drop") && sig.ident == "drop")
             .then(|| SelfRelease::of(block));
+        // What a method returning values of its own type (`split`) builds them from.
+        let built_fields = match &self_ty {
+            Some(ty) if sig.receiver().is_some() && returns_type_named(sig, ty) => {
+                crate::syntax::built_fields::built_fields(block, ty)
+            }
+            _ => Vec::new(),
+        };
         asts.push(FnAst { sig, block });
         self.fns.push(FnItem {
+            built_fields,
+            yields_mut: false,
             drop_release,
             returns_raw_ptr,
             mut_from_shared,
@@ -1315,6 +1338,28 @@ fn has_lifetime_arg(ty: &syn::Type) -> bool {
 }
 
 /// Whether a signature returns `&mut T`.
+/// Whether `sig`'s return type names type `ty` or `Self` (`-> (Self, Option<Self>)`).
+fn returns_type_named(sig: &syn::Signature, ty: &str) -> bool {
+    struct Named<'t> {
+        ty: &'t str,
+        found: bool,
+    }
+    impl<'ast> syn::visit::Visit<'ast> for Named<'_> {
+        fn visit_path_segment(&mut self, s: &'ast syn::PathSegment) {
+            if s.ident == "Self" || s.ident == self.ty {
+                self.found = true;
+            }
+            syn::visit::visit_path_segment(self, s);
+        }
+    }
+    let syn::ReturnType::Type(_, ret) = &sig.output else {
+        return false;
+    };
+    let mut n = Named { ty, found: false };
+    syn::visit::Visit::visit_type(&mut n, ret);
+    n.found
+}
+
 fn returns_mut_ref(sig: &syn::Signature) -> bool {
     matches!(&sig.output, syn::ReturnType::Type(_, ty)
         if matches!(&**ty, syn::Type::Reference(r) if r.mutability.is_some()))

@@ -67,11 +67,11 @@ pub const PASS: Option<crate::context::CheckFn> = Some(check);
 use std::collections::{BTreeMap, BTreeSet};
 
 use tensor_lint_analyzer::dataflow::parallel::{
-    assumptions_for, existential_only, primed, renamed, second_instance, AccessKind, Own, RegionFacts, TaskAccess,
+    assumptions_for, existential_only, primed, renamed, guarded_by_own, second_instance, tied_instance, AccessKind, Own, RegionFacts, TaskAccess,
     TaskFacts,
 };
 use tensor_lint_analyzer::dataflow::Derivations;
-use tensor_lint_analyzer::ir::{FnIr, Iteration, TyClass, ValueId, ValueKind};
+use tensor_lint_analyzer::ir::{FnIr, Iteration, ParallelKind, TyClass, ValueId, ValueKind};
 use tensor_lint_analyzer::oracle::{
     iterations_overlap, overlap, witness_holds, Answer, Assumptions, Cmp, Expr, RootId, Verdict, View, Witness,
 };
@@ -94,6 +94,9 @@ struct Conflict<'a> {
     /// variables walking each instance's own range): the overlap comes from different
     /// ones.
     own: Vec<Own>,
+    /// Values both instances read from one element of shared memory, which place the
+    /// accesses (see `tied_instance`).
+    tied: Vec<String>,
 }
 
 impl Conflict<'_> {
@@ -154,7 +157,7 @@ fn check_region(
         }
     }
     for c in best.into_values() {
-        out.push(finding(cx, ir, derived, c));
+        out.push(finding(cx, ir, derived, c, region.kind == ParallelKind::Pieces));
     }
 }
 
@@ -162,9 +165,25 @@ fn check_region(
 /// can reach the same element.
 fn conflict<'a>(
     ir: &FnIr,
+    first: (&'a TaskFacts, &'a TaskAccess),
+    second: (&'a TaskFacts, &'a TaskAccess),
+    same_task: bool,
+) -> Option<Conflict<'a>> {
+    conflict_when(ir, first, second, same_task, false)
+        // Two instances of one task may each read the same element of shared memory
+        // and be placed by that one value (`for &a in shared_index`, walked whole by
+        // each): both reach the element it names.
+        .or_else(|| same_task.then(|| conflict_when(ir, first, second, true, true))?)
+}
+
+/// [`conflict`]; with `tied`, the second instance of a replicated task has read the
+/// same shared elements as the first (see `tied_instance`).
+fn conflict_when<'a>(
+    ir: &FnIr,
     (ta, a): (&'a TaskFacts, &'a TaskAccess),
     (tb, b): (&'a TaskFacts, &'a TaskAccess),
     same_task: bool,
+    tied: bool,
 ) -> Option<Conflict<'a>> {
     if a.kind == AccessKind::Read && b.kind == AccessKind::Read {
         return None;
@@ -192,6 +211,7 @@ fn conflict<'a>(
     let mut second_symbol = None;
     let mut vb = vb.clone();
     let mut distinct: Vec<Own> = Vec::new();
+    let mut tied_values = Vec::new();
     let mut guards_b = b.guards.clone();
     if let Some(it) = tb.task.iteration.as_ref() {
         // Two instances of one loop of spawns (or of one parallel iteration) are told
@@ -199,12 +219,22 @@ fn conflict<'a>(
         if same_task || ia.is_some_and(|x| x.symbol == it.symbol) {
             let name = primed(&it.symbol);
             if same_task {
-                let second = second_instance(ir, tb, it, b)?;
+                let second = if tied {
+                    let second = tied_instance(ir, tb, it, b)?;
+                    let kept: BTreeSet<String> = second.tied.iter().cloned().collect();
+                    if guarded_by_own(ta, &a.guards, &kept) {
+                        return None;
+                    }
+                    second
+                } else {
+                    second_instance(ir, tb, it, b)?
+                };
                 vb = second.view;
                 existential.extend(second.ranges.iter().map(|r| r.symbol.clone()));
                 ranges.extend(second.ranges);
                 distinct = second.own;
                 guards_b = second.guards;
+                tied_values = second.tied;
             } else {
                 vb = vb.subst(&it.symbol, &Expr::sym(&name));
                 ranges.push(renamed(it, name.clone()));
@@ -279,6 +309,7 @@ fn conflict<'a>(
         proven,
         second_symbol,
         own: distinct,
+        tied: tied_values,
     })
 }
 
@@ -387,7 +418,7 @@ fn verb(kind: AccessKind) -> &'static str {
 }
 
 /// The iteration value a witness gives `symbol`, in words.
-fn iteration_words(symbol: &str, symbols: &[(String, i64)]) -> String {
+fn iteration_words(symbol: &str, symbols: &[(String, i64)], one: &str) -> String {
     // The oracle lists the iteration pair last; an earlier entry is the free symbol.
     let value = symbols
         .iter()
@@ -396,9 +427,10 @@ fn iteration_words(symbol: &str, symbols: &[(String, i64)]) -> String {
         .map(|(_, v)| *v);
     let base = symbol_name(symbol.trim_end_matches('\''));
     match (value, base) {
-        (Some(v), "it") => format!("iteration {v}"),
+        (Some(v), "it") if one == "iteration" => format!("iteration {v}"),
+        (Some(v), _) if one != "iteration" => format!("{one} {v}"),
         (Some(v), name) => format!("iteration `{name} = {v}`"),
-        (None, _) => "another iteration".to_string(),
+        (None, _) => format!("another {one}"),
     }
 }
 
@@ -413,7 +445,13 @@ fn size_words(w: &Witness, hidden: &BTreeSet<String>) -> Option<String> {
     (!sizes.is_empty()).then(|| sizes.join(", "))
 }
 
-fn finding(cx: &LintContext<'_>, ir: &FnIr, derived: &Derivations, c: Conflict<'_>) -> LintFinding {
+fn finding(
+    cx: &LintContext<'_>,
+    ir: &FnIr,
+    derived: &Derivations,
+    c: Conflict<'_>,
+    pieces: bool,
+) -> LintFinding {
     let (ta, a) = c.first;
     let (tb, b) = c.second;
     // Lead with the write.
@@ -441,9 +479,14 @@ fn finding(cx: &LintContext<'_>, ir: &FnIr, derived: &Derivations, c: Conflict<'
             .is_some_and(|(it, v)| !v.mentions(&it.symbol));
     let broadcast = fixed && through_broadcast(ir, derived, a.value);
     let claim = a.kind == AccessKind::Claim || b.kind == AccessKind::Claim;
+    let instances = if pieces {
+        "pieces of a parallel producer"
+    } else {
+        "parallel iterations"
+    };
     let message = match (replicated, c.both_write()) {
         _ if claim && replicated => format!(
-            "parallel iterations {may}hold `&mut` references to the same elements of `{root}` at once"
+            "{instances} {may}hold `&mut` references to the same elements of `{root}` at once"
         ),
         _ if claim => format!(
             "parallel tasks {may}hold `&mut` references to the same elements of `{root}` at once"
@@ -454,7 +497,7 @@ fn finding(cx: &LintContext<'_>, ir: &FnIr, derived: &Derivations, c: Conflict<'
         _ if fixed => format!(
             "parallel iterations {may}write the same elements of `{root}` through `{name_a}`"
         ),
-        (true, true) => format!("parallel iterations {may}write overlapping elements of `{root}`"),
+        (true, true) => format!("{instances} {may}write overlapping elements of `{root}`"),
         (true, false) => format!(
             "a parallel iteration reads elements of `{root}` that another iteration {may}writes"
         ),
@@ -463,9 +506,10 @@ fn finding(cx: &LintContext<'_>, ir: &FnIr, derived: &Derivations, c: Conflict<'
             format!("a parallel task reads elements of `{root}` that another task {may}writes")
         }
     };
+    let one = if pieces { "piece" } else { "iteration" };
     let who = |t: &TaskFacts| {
         if replicated {
-            "each iteration".to_string()
+            format!("each {one}")
         } else {
             task_label(t)
         }
@@ -498,8 +542,8 @@ fn finding(cx: &LintContext<'_>, ir: &FnIr, derived: &Derivations, c: Conflict<'
             hidden.insert(sym_a.clone());
             hidden.insert(sym_b.clone());
             (
-                iteration_words(&sym_a, &w.symbols),
-                iteration_words(&sym_b, &w.symbols),
+                iteration_words(&sym_a, &w.symbols, one),
+                iteration_words(&sym_b, &w.symbols, one),
             )
         } else {
             (task_label(ta), task_label(tb))
@@ -524,11 +568,38 @@ fn finding(cx: &LintContext<'_>, ir: &FnIr, derived: &Derivations, c: Conflict<'
         }
         diagnostic = diagnostic.with_note(note);
     }
+    let tied = c.tied.iter().find_map(|s| {
+        let (_, at) = ir.element_values.iter().find(|(v, _)| v == s)?;
+        let value = c
+            .answer
+            .witness
+            .as_ref()
+            .and_then(|w| w.symbols.iter().find(|(k, _)| k == s))
+            .map(|(_, v)| *v);
+        Some((symbol_name(s).to_string(), root_name(ir, at.root), value))
+    });
+    if let Some((var, source, value)) = &tied {
+        let both = value.map_or_else(String::new, |v| format!(" (`{var} = {v}` in both)"));
+        diagnostic = diagnostic.with_note(format!(
+            "each {one} reads `{var}` from every element of `{source}`, not only from a part of its own, so two {one}s reach the same `{var}`{both}"
+        ));
+    }
     if claim {
+        diagnostic = diagnostic.with_note(
+            "a `&mut` promises that nothing else reaches its elements while it lives; two at once are undefined behaviour even when each thread then writes different elements",
+        );
+    }
+    if let Some((var, source, _)) = &tied {
+        let part = if pieces {
+            format!("the part of `{source}` that `split` gave the piece")
+        } else {
+            format!("a part of `{source}` that is the iteration's own")
+        };
+        diagnostic = diagnostic.with_help(format!(
+            "walk only {part}, so that no two {one}s take the same `{var}`"
+        ));
+    } else if claim {
         diagnostic = diagnostic
-            .with_note(
-                "a `&mut` promises that nothing else reaches its elements while it lives; two at once are undefined behaviour even when each thread then writes different elements",
-            )
             .with_help(format!(
                 "make each `&mut` cover only the elements its thread writes (`&mut *ptr.add(i)`), or split `{root}` with `split_at_mut` or `chunks_mut` before handing out the parts"
             ));
@@ -801,12 +872,16 @@ mod tests {
         assert_eq!(symbol_name("k#3"), "k");
         assert_eq!(symbol_name("n"), "n");
         assert_eq!(
-            iteration_words("t#1'", &[("t#1'".into(), 2)]),
+            iteration_words("t#1'", &[("t#1'".into(), 2)], "iteration"),
             "iteration `t = 2`"
         );
         assert_eq!(
-            iteration_words("it#4", &[("it#4".into(), 0)]),
+            iteration_words("it#4", &[("it#4".into(), 0)], "iteration"),
             "iteration 0"
+        );
+        assert_eq!(
+            iteration_words("piece#3'", &[("piece#3'".into(), 1)], "piece"),
+            "piece 1"
         );
     }
 }

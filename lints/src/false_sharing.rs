@@ -169,7 +169,7 @@ fn check(cx: &LintContext<'_>, out: &mut Vec<LintFinding>) {
                     }
                 }
                 if let Some(it) = ta.task.iteration.as_ref().filter(|it| {
-                    region.kind != ParallelKind::ParIter || slots_per_thread(it).is_some()
+                    !region.kind.iterates() || slots_per_thread(it).is_some()
                 }) {
                     for &k in &wa {
                         let a = &ta.accesses[k];
@@ -178,7 +178,7 @@ fn check(cx: &LintContext<'_>, out: &mut Vec<LintFinding>) {
                         }
                         if let Some(answer) = iterations_share(ir, a, it, line) {
                             reported.insert(a.root);
-                            let why = (region.kind == ParallelKind::ParIter)
+                            let why = region.kind.iterates()
                                 .then(|| slots_per_thread(it))
                                 .flatten();
                             let only = Sharing {

@@ -7,8 +7,8 @@ use std::collections::BTreeSet;
 
 use super::derivations::{is_unchecked, Derivations};
 use crate::ir::{
-    Assumption, BodyId, BodyKind, Callee, FnIr, Iteration, Op, ParallelKind, Task, ValueId,
-    ValueKind,
+    Assumption, BodyId, BodyKind, Callee, FnIr, Iteration, Op, ParallelKind, RootOrigin, Task,
+    Terminator, ValueId, ValueKind,
 };
 use crate::models;
 use crate::oracle::{Assumptions, Cmp, Dim, Expr, RootId, View};
@@ -289,6 +289,9 @@ pub struct SecondInstance {
     pub own: Vec<Own>,
     /// The conditions around the access, renamed.
     pub guards: Vec<Assumption>,
+    /// The values read from shared memory that both instances read alike (see
+    /// [`tied_instance`]); empty for [`second_instance`].
+    pub tied: Vec<String>,
 }
 
 /// The second instance of replicated task `t` (iteration `it`) making access `b`:
@@ -300,10 +303,119 @@ pub fn second_instance(
     it: &Iteration,
     b: &TaskAccess,
 ) -> Option<SecondInstance> {
+    instance_keeping(ir, t, it, b, &BTreeSet::new())
+}
+
+/// [`second_instance`] at the moment both instances read the same element of memory
+/// they share: the values read there ([`tied_values`]) are not renamed. `None` when
+/// access `b` is placed by no such value.
+pub fn tied_instance(
+    ir: &FnIr,
+    t: &TaskFacts,
+    it: &Iteration,
+    b: &TaskAccess,
+) -> Option<SecondInstance> {
+    let tied = tied_values(ir, t, it, b);
+    if tied.is_empty() {
+        return None;
+    }
+    instance_keeping(ir, t, it, b, &tied)
+}
+
+/// The values read at run time that place access `b` (`p.add(a)` with `a` read from
+/// `index[j]`) and that both instances of task `t` read alike: the element is in memory
+/// the caller passed in or a `static` table, at an index made of nothing the instance
+/// owns but the variables of loops whose ranges are the same in every instance (`for
+/// &a in shared_index` walked whole by each). Both instances reach every element of such
+/// a loop, so both read each value.
+fn tied_values(ir: &FnIr, t: &TaskFacts, it: &Iteration, b: &TaskAccess) -> BTreeSet<String> {
+    let varies = |s: &str| s == it.symbol || t.instance.contains(s);
+    let shared_loop = |s: &str| {
+        ir.loop_ranges.iter().any(|(_, l)| {
+            l.symbol == s && {
+                let start = ir.loop_starts.iter().find(|(x, _)| x == s).map(|(_, e)| e);
+                l.lo.symbols()
+                    .iter()
+                    .chain(&l.hi.symbols())
+                    .chain(&start.map(Expr::symbols).unwrap_or_default())
+                    .all(|x| !varies(x))
+            }
+        })
+    };
+    let Some(vb) = b.view.as_ref() else {
+        return BTreeSet::new();
+    };
+    if !unconditional(ir, &t.task) {
+        return BTreeSet::new();
+    }
+    let mut tied = BTreeSet::new();
+    for s in vb.symbols().into_iter().filter(|s| t.instance.contains(s)) {
+        let read = ir.element_values.iter().find(|(v, at)| {
+            *v == s
+                && ir
+                    .roots
+                    .get(at.root.0 as usize)
+                    .is_some_and(|r| matches!(r.origin, RootOrigin::Param(_) | RootOrigin::Global))
+                && at.symbols().iter().all(|x| !varies(x) || shared_loop(x))
+        });
+        if let Some((_, at)) = read {
+            // The loop variables it is read at are the same in both instances too.
+            tied.extend(at.symbols().into_iter().filter(|x| varies(x)));
+            tied.insert(s);
+        }
+    }
+    // A write guarded by other values of the instance's own (`if cat >= start && cat <
+    // end` with the bounds read per instance) is placed by the partition they make,
+    // which is not known here: the instances are told apart as the code intends.
+    if guarded_by_own(t, &b.guards, &tied) {
+        tied.clear();
+    }
+    tied
+}
+
+/// Whether the code of `task` takes every path through each loop it runs: the only
+/// branches in it are loop conditions (a target leaves the loop). Any other test may
+/// pick the elements each instance handles, in ways the guards do not all say.
+fn unconditional(ir: &FnIr, task: &Task) -> bool {
+    let mut bodies = Vec::new();
+    reached_bodies(ir, task.body, &mut bodies);
+    bodies.iter().all(|&b| {
+        let body = ir.body(b);
+        body.blocks.iter().all(|blk| match &blk.term {
+            Terminator::Branch { targets, .. } => targets.iter().any(|t| {
+                body.blocks
+                    .get(t.0 as usize)
+                    .is_some_and(|x| x.loop_depth < blk.loop_depth)
+            }),
+            _ => true,
+        })
+    })
+}
+
+/// Whether one of `guards` depends on a value that varies between instances of task
+/// `t` other than those in `tied`.
+pub fn guarded_by_own(t: &TaskFacts, guards: &[Assumption], tied: &BTreeSet<String>) -> bool {
+    guards.iter().any(|g| {
+        g.lhs
+            .symbols()
+            .iter()
+            .chain(&g.rhs.symbols())
+            .any(|s| t.instance.contains(s) && !tied.contains(s))
+    })
+}
+
+fn instance_keeping(
+    ir: &FnIr,
+    t: &TaskFacts,
+    it: &Iteration,
+    b: &TaskAccess,
+    tied: &BTreeSet<String>,
+) -> Option<SecondInstance> {
     let vb = b.view.as_ref()?;
     let renames: std::collections::BTreeMap<String, Expr> = t
         .instance
         .iter()
+        .filter(|s| !tied.contains(*s))
         .chain(std::iter::once(&it.symbol))
         .map(|s| (s.clone(), Expr::sym(&primed(s))))
         .collect();
@@ -315,7 +427,10 @@ pub fn second_instance(
     let mut own = Vec::new();
     let is_loop = |s: &str| ir.loop_ranges.iter().any(|(_, o)| o.symbol == s);
     for (_, l) in &ir.loop_ranges {
-        if !t.instance.contains(&l.symbol) || !mentioned.contains(&l.symbol) {
+        if !t.instance.contains(&l.symbol)
+            || !mentioned.contains(&l.symbol)
+            || tied.contains(&l.symbol)
+        {
             continue;
         }
         ranges.push(Iteration {
@@ -350,7 +465,7 @@ pub fn second_instance(
     // instance its own, as the code intends.
     for s in mentioned
         .iter()
-        .filter(|s| t.instance.contains(*s) && !is_loop(s))
+        .filter(|s| t.instance.contains(*s) && !is_loop(s) && !tied.contains(*s))
     {
         own.push(Own {
             var: s.clone(),
@@ -373,6 +488,11 @@ pub fn second_instance(
         ranges,
         own,
         guards,
+        tied: tied
+            .iter()
+            .filter(|s| ir.element_values.iter().any(|(v, _)| v == *s))
+            .cloned()
+            .collect(),
     })
 }
 

@@ -339,6 +339,16 @@ pub enum ParallelKind {
     /// `par_iter*`, `par_chunks*`, `into_par_iter`, `par_for_each`, `par_azip!`:
     /// one task whose body runs once per iteration, concurrently.
     ParIter,
+    /// A rayon producer's `fold_with`: one task whose body runs once per piece its
+    /// `split` makes, concurrently.
+    Pieces,
+}
+
+impl ParallelKind {
+    /// One task body run by many instances at once, told apart by an iteration.
+    pub fn iterates(self) -> bool {
+        matches!(self, ParallelKind::ParIter | ParallelKind::Pieces)
+    }
 }
 
 /// One task of a parallel region.
@@ -670,6 +680,9 @@ pub struct FnIr {
     /// read (`for &key in keys`), an integer a crate function returns. Inside a parallel
     /// task, another value in each task instance.
     pub run_values: Vec<(BodyId, String)>,
+    /// The run values read from one element of a buffer (`for &a in index`), with that
+    /// element: two task instances reading the same element read the same value.
+    pub element_values: Vec<(String, View)>,
     /// Where each serial `for` loop's values start: the loop variable's value is this
     /// plus its symbol (which counts from 0).
     pub loop_starts: Vec<(String, Expr)>,

@@ -6,6 +6,15 @@ use crate::ir::{Op, ReturnKind, Terminator, ValueId, ValueKind, ViewOp};
 use crate::oracle::Expr;
 use crate::source::Span;
 
+/// What a loop's header tests: nothing (`loop`), a condition (`while`), or whether the
+/// iterator still has an item, bound to a pattern (`for`).
+#[derive(Clone, Copy)]
+pub(crate) enum LoopHead<'a> {
+    Always,
+    While(&'a syn::Expr),
+    For(&'a syn::Pat, ValueId),
+}
+
 impl Lowerer<'_, '_, '_> {
     /// Lowers `break` with its label and value.
     pub(crate) fn break_expr(&mut self, b: &syn::ExprBreak, span: Span) -> ValueId {
@@ -270,10 +279,9 @@ impl Lowerer<'_, '_, '_> {
     pub(crate) fn loop_of(
         &mut self,
         label: Option<String>,
-        cond: Option<&syn::Expr>,
-        pat: Option<&syn::Pat>,
-        iter: Option<ValueId>,
+        head: LoopHead<'_>,
         body: &syn::Block,
+        claim_result: Option<Span>,
         span: Span,
     ) -> ValueId {
         let header = self.new_block(span);
@@ -282,7 +290,7 @@ impl Lowerer<'_, '_, '_> {
         let result = self.unknown(span);
         self.push_scope();
         let mut iteration = None;
-        if let Some(c) = cond {
+        if let LoopHead::While(c) = head {
             let cv = self.expr(c);
             let body_b = self.new_block(span);
             self.terminate(
@@ -293,7 +301,7 @@ impl Lowerer<'_, '_, '_> {
                 span,
             );
             self.switch_to(body_b);
-        } else if let (Some(pat), Some(iter)) = (pat, iter) {
+        } else if let LoopHead::For(pat, iter) = head {
             let body_b = self.new_block(span);
             self.terminate(
                 Terminator::Branch {
@@ -345,7 +353,11 @@ impl Lowerer<'_, '_, '_> {
                 block.loop_depth = depth as u32;
             }
         }
-        self.block_expr(body);
+        let value = self.block_expr(body);
+        // What each iteration hands out as a `&mut` (the items of a producer piece).
+        if let Some(at) = claim_result {
+            self.claim(value, at);
+        }
         self.loops.pop();
         self.pop_scope();
         if self.is_live() {

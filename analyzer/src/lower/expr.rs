@@ -1,8 +1,10 @@
 //! Lowering of expressions: the dispatch over syntax, paths, operators and literals.
 
+use super::control::LoopHead;
 use super::tokens::{first_token, last_token};
 use super::{IterInfo, Lowerer, MAX_DEPTH};
 use crate::ir::{Op, ReleasedBy, TyClass, ValueId, ValueKind};
+use crate::models;
 use crate::oracle::Expr;
 use crate::source::Span;
 use crate::syntax::int;
@@ -79,11 +81,11 @@ impl Lowerer<'_, '_, '_> {
             syn::Expr::Match(m) => self.match_expr(m, span),
             syn::Expr::Loop(l) => {
                 let label = l.label.as_ref().map(|l| l.name.ident.to_string());
-                self.loop_of(label, None, None, None, &l.body, span)
+                self.loop_of(label, LoopHead::Always, &l.body, None, span)
             }
             syn::Expr::While(w) => {
                 let label = w.label.as_ref().map(|l| l.name.ident.to_string());
-                self.loop_of(label, Some(&w.cond), None, None, &w.body, span)
+                self.loop_of(label, LoopHead::While(&w.cond), &w.body, None, span)
             }
             syn::Expr::ForLoop(f) => {
                 let label = f.label.as_ref().map(|l| l.name.ident.to_string());
@@ -92,7 +94,7 @@ impl Lowerer<'_, '_, '_> {
                     // `for x in v` consumes `v`.
                     self.mark_moved(iter);
                 }
-                let out = self.loop_of(label, None, Some(&f.pat), Some(iter), &f.body, span);
+                let out = self.loop_of(label, LoopHead::For(&f.pat, iter), &f.body, None, span);
                 self.released_per_element(iter, span);
                 out
             }
@@ -245,7 +247,27 @@ impl Lowerer<'_, '_, '_> {
                     let region = self.val(v).view.clone();
                     let element = region.as_ref().is_some_and(|r| r.dims.is_empty());
                     if element || matches!(self.val(v).kind, ValueKind::RawPtr(_)) {
-                        self.emit(Op::Read { value: v, region }, span);
+                        self.emit(
+                            Op::Read {
+                                value: v,
+                                region: region.clone(),
+                            },
+                            span,
+                        );
+                        // `*p` of a pointer to a `Vec`: that element owns a buffer, which
+                        // what is made of it (`.as_mut_slice()`) reaches; two elements
+                        // own different ones.
+                        let root = self.root_of(v).map(|r| (r.id, r.elem_type.clone()));
+                        if let (Some((root, Some(ty))), Some(at)) = (root, region) {
+                            if at.dims.is_empty() && models::is_owned_buffer(&ty) {
+                                let e = self.copy_value(v, None, span);
+                                self.emit(Op::Assign { dst: e, src: v }, span);
+                                let ev = self.val_mut(e);
+                                ev.kind = ValueKind::View(root);
+                                ev.ty = TyClass::Vec;
+                                return e;
+                            }
+                        }
                         return self.scalar(None, span);
                     }
                     // `*vec` / `*boxed`: the same memory, read where it is used.

@@ -10,6 +10,9 @@ use crate::source::Span;
 
 impl Lowerer<'_, '_, '_> {
     pub(crate) fn method_call(&mut self, m: &syn::ExprMethodCall, span: Span) -> ValueId {
+        if let Some(v) = self.folder_call(m, span) {
+            return v;
+        }
         let method = m.method.to_string();
         let mut recv = self.expr(&m.receiver);
         // `shape.into_shape().to_raw_dims()`: the receiver is a temporary value of a crate

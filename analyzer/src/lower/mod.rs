@@ -187,6 +187,8 @@ pub(crate) struct Lowerer<'c, 'x, 'a> {
     pub(crate) run_time_indices: Vec<crate::ir::Iteration>,
     /// For [`FnIr::run_values`].
     pub(crate) run_values: Vec<(BodyId, String)>,
+    /// For [`FnIr::element_values`].
+    pub(crate) element_values: Vec<(String, crate::oracle::View)>,
     /// For [`FnIr::loop_starts`].
     pub(crate) loop_starts: Vec<(String, Expr)>,
     /// What a `bool` value says of integers when it is `true` (`i < n`, `a == b && c`).
@@ -200,6 +202,13 @@ pub(crate) struct Lowerer<'c, 'x, 'a> {
     /// Values a crate function returned as an object of one of the crate's structs,
     /// with that struct's name.
     pub(crate) constructed: HashMap<ValueId, String>,
+    /// Fields of a parameter that are themselves crate structs (`self.result`), with
+    /// that struct's name and the parameter's memory origin.
+    pub(crate) struct_fields: HashMap<ValueId, (String, RootOrigin)>,
+    /// While the body of a producer's `fold_with` is lowered: what its pieces share.
+    pub(crate) piece: Option<parallel::PieceCtx>,
+    /// Values that are `self` of a producer piece or a field of it, by field path.
+    pub(crate) piece_paths: HashMap<ValueId, Vec<String>>,
 }
 
 /// Lowers function `idx` of the index, whose syntax is `ast`. Must run on the thread
@@ -209,7 +218,15 @@ pub fn lower_fn(ctx: &LowerCtx, idx: usize, ast: FnAst<'_>) -> Option<FnIr> {
     let mut l = Lowerer::new(ctx, item, ast.sig);
     l.body_items = body_item_names(ast.block);
     l.lower_signature();
-    let result = l.block_expr(ast.block);
+    let producer_fold = item
+        .trait_name
+        .as_deref()
+        .is_some_and(|t| crate::models::is_producer_fold(t, &item.name));
+    let result = if producer_fold && item.has_receiver {
+        l.producer_pieces(ast.block)
+    } else {
+        l.block_expr(ast.block)
+    };
     if l.is_live() {
         l.emit_return_escape(
             result,
@@ -288,12 +305,16 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
             static_roots: HashMap::new(),
             run_time_indices: Vec::new(),
             run_values: Vec::new(),
+            element_values: Vec::new(),
             loop_starts: Vec::new(),
             conditions: HashMap::new(),
             guard_stack: Vec::new(),
             guards: Vec::new(),
             loop_carried: Vec::new(),
             constructed: HashMap::new(),
+            struct_fields: HashMap::new(),
+            piece: None,
+            piece_paths: HashMap::new(),
         }
     }
 
@@ -330,6 +351,7 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
             owner_copies: self.owner_copies,
             run_time_indices: self.run_time_indices,
             run_values: self.run_values,
+            element_values: self.element_values,
             loop_starts: self.loop_starts,
             guards: self.guards,
             loop_carried: self.loop_carried,
@@ -612,6 +634,12 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
         if let Some(t) = self.declared.get(&v).cloned() {
             self.declared.insert(c, t);
         }
+        if let Some(t) = self.struct_fields.get(&v).cloned() {
+            self.struct_fields.insert(c, t);
+        }
+        if let Some(p) = self.piece_paths.get(&v).cloned() {
+            self.piece_paths.insert(c, p);
+        }
         if self.elements.contains(&v) {
             self.elements.insert(c);
         }
@@ -734,11 +762,20 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
         self.emit(
             Op::Read {
                 value: v,
-                region: Some(view),
+                region: Some(view.clone()),
             },
             span,
         );
-        Some(self.run_time_value(name, span))
+        let out = self.run_time_value(name, span);
+        if let Some(sym) = self
+            .val(out)
+            .int
+            .as_ref()
+            .and_then(|e| e.symbols().into_iter().next())
+        {
+            self.element_values.push((sym, view));
+        }
+        Some(out)
     }
 
     /// `offset += batch` on a `mut` integer inside a loop: a task spawned on each round

@@ -4,6 +4,7 @@
 use syn::parse::{ParseStream, Parser};
 
 use super::call::Arg;
+use super::control::LoopHead;
 use super::{IterInfo, IterSource, Lowerer, ScopeFrame};
 use crate::ir::{
     BodyId, Callee, Iteration, Op, ParallelKind, ParallelRegion, ReleasedBy, Stmt, Task, TyClass,
@@ -12,6 +13,7 @@ use crate::ir::{
 use crate::models::{self, Adapter, ForEach, ParKind, Sem};
 use crate::oracle::Expr;
 use crate::source::Span;
+use crate::syntax::built_fields::FieldSource;
 
 impl Lowerer<'_, '_, '_> {
     /// The body a closure argument runs: a closure literal lowered here with
@@ -536,6 +538,208 @@ impl Lowerer<'_, '_, '_> {
     }
 }
 
+/// What the pieces of a rayon producer share, while its `fold_with` is lowered.
+#[derive(Clone, Debug)]
+pub(crate) struct PieceCtx {
+    /// Field paths of `self` with the same value in every piece: the fields every
+    /// `split` of the producer keeps (see [`crate::syntax::built_fields`]).
+    pub shared: Vec<Vec<String>>,
+    /// The name of the folder parameter the items are handed to.
+    pub folder: String,
+    /// The items are `&mut` borrows (`type Item = &'a mut [T]`).
+    pub yields_mut: bool,
+    /// The body each piece runs.
+    pub body: BodyId,
+}
+
+impl Lowerer<'_, '_, '_> {
+    /// The body of a rayon producer's `fold_with`: rayon splits the producer into
+    /// pieces and runs this on each of them at once, so it is lowered as a task with
+    /// one instance per piece. Each piece has its own values of the fields `split`
+    /// changes; the items it hands to the folder are what it gives the consumer.
+    pub(crate) fn producer_pieces(&mut self, block: &syn::Block) -> ValueId {
+        let span = self.span(block.brace_token.span.join());
+        let shared = self.shared_piece_fields();
+        if let Some(me) = self.lookup("self") {
+            self.piece_paths.insert(me, Vec::new());
+        }
+        self.piece = Some(PieceCtx {
+            shared,
+            folder: self.item.params.get(1).cloned().unwrap_or_default(),
+            yields_mut: self.item.yields_mut,
+            body: BodyId(self.bodies.len() as u32),
+        });
+        let expr = syn::Expr::Block(syn::ExprBlock {
+            attrs: Vec::new(),
+            label: None,
+            block: block.clone(),
+        });
+        let body = self.nested_body(&[], &expr, span);
+        self.piece = None;
+        let iteration = Iteration {
+            symbol: self.fresh_symbol("piece"),
+            lo: Expr::int(0),
+            hi: Expr::sym(&self.fresh_symbol("pieces")),
+            value: None,
+        };
+        self.emit(
+            Op::Parallel(ParallelRegion {
+                kind: ParallelKind::Pieces,
+                tasks: vec![Task {
+                    body,
+                    iteration: Some(iteration),
+                    span,
+                }],
+            }),
+            span,
+        );
+        self.unknown(span)
+    }
+
+    /// The field paths of `self` that every `split` of this producer keeps: a field it
+    /// copies (`world: self.world`), and the parts of a field that the field's own
+    /// method it splits with keeps (`index` of `result: self.result.split_at(k).0`).
+    fn shared_piece_fields(&self) -> Vec<Vec<String>> {
+        let Some(ty) = self.item.self_ty.as_deref() else {
+            return Vec::new();
+        };
+        let index = self.ctx.index;
+        let field_type = |field: &str| {
+            index
+                .struct_named(ty)
+                .and_then(|s| s.fields.iter().find(|f| f.name == field))
+                .map(|f| f.ty_name.clone())
+        };
+        let mut shared: Option<Vec<Vec<String>>> = None;
+        let splits = index.fns.iter().filter(|f| {
+            f.self_ty.as_deref() == Some(ty)
+                && f.trait_name
+                    .as_deref()
+                    .is_some_and(|t| models::is_producer_split(t, &f.name))
+        });
+        for split in splits {
+            let mut kept = Vec::new();
+            for (field, source) in &split.built_fields {
+                match source {
+                    FieldSource::Kept => kept.push(vec![field.clone()]),
+                    FieldSource::Via(method) => {
+                        let Some(fty) = field_type(field) else {
+                            continue;
+                        };
+                        let candidates = index.methods_named(Some(&fty), method);
+                        let [one] = candidates.as_slice() else {
+                            continue;
+                        };
+                        let Some(m) = index
+                            .fn_item(*one)
+                            .filter(|m| m.self_ty.as_deref() == Some(&fty))
+                        else {
+                            continue;
+                        };
+                        for (sub, s) in &m.built_fields {
+                            if *s == FieldSource::Kept {
+                                kept.push(vec![field.clone(), sub.clone()]);
+                            }
+                        }
+                    }
+                    FieldSource::Changed => {}
+                }
+            }
+            shared = Some(match shared {
+                None => kept,
+                Some(prev) => prev.into_iter().filter(|p| kept.contains(p)).collect(),
+            });
+        }
+        shared.unwrap_or_default()
+    }
+
+    /// Field `member` of a producer piece's `self` (or of a field of it at `path`),
+    /// whose value is `v`: the same in every piece when `split` keeps it; otherwise
+    /// each piece has its own, so its integers are values the piece computes at run
+    /// time, and where its memory lies is not known.
+    pub(crate) fn piece_field(&mut self, v: ValueId, mut path: Vec<String>, member: String) {
+        let Some(piece) = self.piece.clone() else {
+            return;
+        };
+        path.push(member);
+        if piece.shared.iter().any(|s| path.starts_with(s)) {
+            return;
+        }
+        let partly_shared = piece.shared.iter().any(|s| s.starts_with(&path));
+        self.piece_paths.insert(v, path);
+        if partly_shared {
+            return;
+        }
+        if self.val(v).kind.is_memory() {
+            self.val_mut(v).view = None;
+        } else if let Some(int) = self.val(v).int.clone() {
+            for s in int.symbols() {
+                if !self
+                    .run_values
+                    .iter()
+                    .any(|(b, x)| *b == piece.body && *x == s)
+                {
+                    self.run_values.push((piece.body, s));
+                }
+            }
+        }
+    }
+
+    /// `folder.consume_iter(items)` and `folder.consume(item)` in a producer piece: the
+    /// items handed to the consumer. A `&mut` item is a claim on what it borrows.
+    pub(crate) fn folder_call(&mut self, m: &syn::ExprMethodCall, span: Span) -> Option<ValueId> {
+        let piece = self.piece.as_ref()?;
+        let syn::Expr::Path(p) = &*m.receiver else {
+            return None;
+        };
+        if !p.path.is_ident(&piece.folder) {
+            return None;
+        }
+        let every = models::folder_takes(&m.method.to_string())?;
+        let claim = piece.yields_mut;
+        let [arg] = m.args.iter().collect::<Vec<_>>()[..] else {
+            return None;
+        };
+        self.expr(&m.receiver);
+        if !every {
+            let item = self.expr(arg);
+            if claim {
+                self.claim(item, self.expr_span(arg));
+            }
+            return Some(self.unknown(span));
+        }
+        // `items.map(|x| make(x))`: one iteration per item, binding the closure's
+        // parameter, whose result is handed out.
+        let mapped = match arg {
+            syn::Expr::MethodCall(inner)
+                if models::maps_items(&inner.method.to_string()) && inner.args.len() == 1 =>
+            {
+                match &inner.args[0] {
+                    syn::Expr::Closure(c) if c.inputs.len() == 1 => Some((&inner.receiver, c)),
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        let (source, pat, result): (&syn::Expr, syn::Pat, syn::Expr) = match mapped {
+            Some((source, c)) => (source, c.inputs[0].clone(), (*c.body).clone()),
+            None => {
+                let item: syn::Ident = syn::parse_quote!(item);
+                (arg, syn::parse_quote!(#item), syn::parse_quote!(#item))
+            }
+        };
+        let items = self.expr(source);
+        let result_span = self.expr_span(&result);
+        let block = syn::Block {
+            brace_token: Default::default(),
+            stmts: vec![syn::Stmt::Expr(result, None)],
+        };
+        let tail = claim.then_some(result_span);
+        self.loop_of(None, LoopHead::For(&pat, items), &block, tail, span);
+        Some(self.unknown(span))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use crate::ir::{FnIr, Op, ParallelKind};
@@ -597,5 +801,80 @@ mod tests {
         assert!(!types("fn k(n: usize) { let v = vec![0; n]; }")
             .iter()
             .any(Option::is_some));
+    }
+
+    fn named<'a>(ir: &'a crate::program::CrateIr, name: &str) -> &'a FnIr {
+        ir.functions()
+            .find(|f| f.name == name)
+            .expect("the function")
+    }
+
+    const PRODUCER: &str = "
+        struct Cells(*mut Vec<f32>);
+        #[derive(Clone)]
+        struct Picked<'a> { ids: &'a [usize], span: std::ops::Range<usize> }
+        impl<'a> Picked<'a> {
+            fn halves(self) -> (Self, Self) {
+                let mid = self.span.start + 1;
+                (Picked { ids: self.ids, span: self.span.start..mid },
+                 Picked { ids: self.ids, span: mid..self.span.end })
+            }
+        }
+        struct P<'a> { cells: Cells, picked: Picked<'a>, len: usize }
+        impl<'a> UnindexedProducer for P<'a> {
+            type Item = &'a mut Vec<f32>;
+            fn split(self) -> (Self, Option<Self>) {
+                let (a, b) = self.picked.halves();
+                let cells = self.cells;
+                (P { cells, picked: a, len: self.len / 2 }, Some(P { cells, picked: b, len: 0 }))
+            }
+            fn fold_with<F: Folder<Self::Item>>(self, folder: F) -> F {
+                let cells = self.cells;
+                let n = self.len;
+                folder.consume_iter(self.picked.ids.iter().map(move |&v| unsafe { &mut *cells.0.add(v) }))
+            }
+        }";
+
+    #[test]
+    fn a_producer_fold_runs_once_per_piece_and_claims_what_it_hands_out() {
+        let (ir, _) = crate::program::analyze_text(PRODUCER);
+        let f = named(&ir, "fold_with");
+        let region = f
+            .stmts()
+            .find_map(|(_, _, s)| match &s.op {
+                Op::Parallel(r) => Some(r.clone()),
+                _ => None,
+            })
+            .expect("a parallel region");
+        assert_eq!(region.kind, ParallelKind::Pieces);
+        let claims: Vec<_> = f
+            .stmts()
+            .filter_map(|(_, _, s)| match &s.op {
+                Op::Claim { region, .. } => region.clone(),
+                _ => None,
+            })
+            .collect();
+        assert!(!claims.is_empty());
+        // The element claimed is the number read from the shared list.
+        let (read, at) = f.element_values.first().expect("an element value");
+        assert!(
+            claims.iter().all(|c| c.offset == Expr::sym(read)),
+            "{claims:?}"
+        );
+        assert_eq!(f.roots[at.root.0 as usize].name, "self.picked.ids");
+    }
+
+    #[test]
+    fn fields_split_changes_are_another_value_in_each_piece() {
+        let (ir, _) = crate::program::analyze_text(PRODUCER);
+        let f = named(&ir, "fold_with");
+        // `len` is halved by `split`: each piece's own, a value of the piece.
+        assert!(
+            f.run_values.iter().any(|(_, s)| s.starts_with("self.len")),
+            "{:?}",
+            f.run_values
+        );
+        // `ids` is kept by the split of the field it lives in: one list for all.
+        assert!(!f.run_values.iter().any(|(_, s)| s.contains("ids")));
     }
 }

@@ -657,6 +657,21 @@ impl Lowerer<'_, '_, '_> {
         member: String,
         span: Span,
     ) -> ValueId {
+        let v = self.field_value_in(unnamed, object_type, base, member.clone(), span);
+        if let Some(path) = self.piece_paths.get(&base).cloned() {
+            self.piece_field(v, path, member);
+        }
+        v
+    }
+
+    fn field_value_in(
+        &mut self,
+        unnamed: Option<usize>,
+        object_type: Option<&str>,
+        base: ValueId,
+        member: String,
+        span: Span,
+    ) -> ValueId {
         if let Some(&v) = self.fields.get(&(base, member.clone())) {
             return v;
         }
@@ -761,7 +776,10 @@ impl Lowerer<'_, '_, '_> {
             .bodies
             .first()
             .and_then(|b| b.params.iter().position(|&p| p == base));
+        let nested = self.struct_fields.get(&base).cloned();
         let owner = match (base_name.as_deref(), self.item.self_ty.as_deref(), param) {
+            // A field of a crate struct that is itself a field (`self.result.index`).
+            _ if nested.is_some() => nested,
             (Some("self"), Some(ty), _) => Some((ty.to_string(), RootOrigin::Param(0))),
             (_, _, Some(i)) => {
                 if base_name.is_none() {
@@ -830,6 +848,15 @@ impl Lowerer<'_, '_, '_> {
                 let v = self.scalar(Some(Expr::sym(&name)), span);
                 self.val_mut(v).name = Some(name);
                 self.val_mut(v).ty = TyClass::Unknown;
+                // A field that is one of the crate's structs: its own fields reach the
+                // same memory its owner's do.
+                let nested = struct_field
+                    .as_ref()
+                    .filter(|fi| self.ctx.index.struct_named(&fi.ty_name).is_some())
+                    .map(|fi| (fi.ty_name.clone(), origin.clone()));
+                if let Some(nested) = nested {
+                    self.struct_fields.insert(v, nested);
+                }
                 v
             }
         };

@@ -584,6 +584,12 @@ pub fn is_element_container(name: &str) -> bool {
     table::ELEMENT_CONTAINERS.contains(&name)
 }
 
+/// Whether a value of the type named `name` owns a buffer of elements of its own
+/// (`Vec`), rather than one object (`Box`).
+pub fn is_owned_buffer(name: &str) -> bool {
+    table::RANK_ONE_CONTAINERS.contains(&name) && !table::OBJECT_POINTERS.contains(&name)
+}
+
 /// Number of dimensions a buffer type named `name` has, when the name says it
 /// (`Vec` → 1, `ArrayView2` → 2).
 pub fn rank_of_type_name(name: &str) -> Option<usize> {
@@ -667,6 +673,29 @@ pub fn has_immutable_tensors(krate: &str) -> bool {
 /// Whether the method named `name` maps items through its closure (`map`).
 pub fn maps_items(name: &str) -> bool {
     table::MAPPING_METHODS.contains(&name)
+}
+
+/// Whether `method` of trait `trait_name` is what each piece of a rayon producer runs
+/// to hand out its items (`UnindexedProducer::fold_with`).
+pub fn is_producer_fold(trait_name: &str, method: &str) -> bool {
+    table::PRODUCER_TRAITS.contains(&trait_name) && table::PRODUCER_FOLD_METHODS.contains(&method)
+}
+
+/// Whether `method` of trait `trait_name` splits a rayon producer in two.
+pub fn is_producer_split(trait_name: &str, method: &str) -> bool {
+    table::PRODUCER_TRAITS.contains(&trait_name) && table::PRODUCER_SPLIT_METHODS.contains(&method)
+}
+
+/// How a folder method takes items: `Some(true)` for every item of an iterator
+/// (`consume_iter`), `Some(false)` for one (`consume`).
+pub fn folder_takes(method: &str) -> Option<bool> {
+    if table::FOLDER_ITER_METHODS.contains(&method) {
+        Some(true)
+    } else if table::FOLDER_ITEM_METHODS.contains(&method) {
+        Some(false)
+    } else {
+        None
+    }
 }
 
 /// Whether `name` holds one value or none (`Option`).

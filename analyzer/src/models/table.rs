@@ -677,6 +677,22 @@ pub const IMMUTABLE_TENSOR_CRATES: &[&str] = &["candle_core", "candle"];
 /// and yield what it returns.
 pub const MAPPING_METHODS: &[&str] = &["map"];
 
+/// rayon's producer traits: a producer is split into pieces that run in parallel, each
+/// handing its items to a folder.
+pub const PRODUCER_TRAITS: &[&str] = &["UnindexedProducer", "Producer"];
+
+/// The producer method a piece runs to hand out its items.
+pub const PRODUCER_FOLD_METHODS: &[&str] = &["fold_with"];
+
+/// The producer methods that split one into two pieces.
+pub const PRODUCER_SPLIT_METHODS: &[&str] = &["split", "split_at"];
+
+/// Folder methods that take every item of an iterator.
+pub const FOLDER_ITER_METHODS: &[&str] = &["consume_iter"];
+
+/// Folder methods that take one item.
+pub const FOLDER_ITEM_METHODS: &[&str] = &["consume"];
+
 /// Types that hold one value or none (`Option<*mut Node>`): a field of such a type
 /// holding a pointer is a pointer, or nothing.
 pub const OPTIONAL_TYPES: &[&str] = &["Option"];
@@ -829,6 +845,11 @@ pub fn every_name() -> Vec<&'static str> {
         CELL_TYPES,
         COLLECTING_METHODS,
         MAPPING_METHODS,
+        PRODUCER_TRAITS,
+        PRODUCER_FOLD_METHODS,
+        PRODUCER_SPLIT_METHODS,
+        FOLDER_ITER_METHODS,
+        FOLDER_ITEM_METHODS,
         IMMUTABLE_TENSOR_CRATES,
         MATRIX_TYPES,
     ] {

@@ -1,6 +1,7 @@
 //! Parsing one file with syn, turning syntax errors into [`SourceError`]s, and reading
 //! what written types ([`ty`]) and integer expressions ([`int`]) say.
 
+pub mod built_fields;
 pub mod cfg;
 pub mod int;
 pub mod item_macros;

@@ -97,6 +97,9 @@ pub fn elements_are_pointers(ty: &syn::Type) -> bool {
 fn element_type_in(ty: &syn::Type, inside: bool) -> Option<&syn::Type> {
     match ty {
         syn::Type::Reference(r) => element_type_in(&r.elem, inside),
+        // `*mut Vec<f32>` steps over `Vec`s: each one is an element, owning a buffer
+        // of its own.
+        syn::Type::Ptr(p) if owns_buffer(&p.elem) => Some(&p.elem),
         syn::Type::Ptr(p) => element_type_in(&p.elem, inside),
         syn::Type::Slice(s) => element_type_in(&s.elem, true),
         syn::Type::Array(a) => element_type_in(&a.elem, true),
@@ -127,6 +130,11 @@ fn element_type_in(ty: &syn::Type, inside: bool) -> Option<&syn::Type> {
         }
         _ => None,
     }
+}
+
+fn owns_buffer(ty: &syn::Type) -> bool {
+    matches!(ty, syn::Type::Path(p)
+        if p.path.segments.last().is_some_and(|s| models::is_owned_buffer(&s.ident.to_string())))
 }
 
 /// Number of dimensions of an ndarray type (`ArrayView2` → 2, `&[T]` → 1).
