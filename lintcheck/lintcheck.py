@@ -147,6 +147,28 @@ CRATES = [
     # corpus/concurrency/bevy-sparse-batches-ignore-offset.
     ("bevy_ecs", "0.5.0"),
     ("bevy_ecs", "0.6.0"),
+    # corpus/concurrency/crossbeam-epoch-local-epoch (not detected: see corpus/README.md).
+    ("crossbeam-epoch", "0.9.15"),
+    ("crossbeam-epoch", "0.9.16"),
+    # corpus/concurrency/gix-in-parallel-whole-slice.
+    ("gix-features", "0.36.0"),
+    ("gix-features", "0.36.1"),
+    # corpus/concurrency/legion-split-at-relative-index (bug in 0.3.0) and
+    # legion-par-chunks-whole-index (bug in 0.3.1, fixed in 0.4.0).
+    ("legion", "0.3.0"),
+    ("legion", "0.3.1"),
+    ("legion", "0.4.0"),
+    # corpus/concurrency/neuronika-col2im-overlapping-windows.
+    ("neuronika", "0.1.0"),
+    ("neuronika", "0.2.0"),
+    # corpus/concurrency/polars-perfect-groups-whole-slice.
+    ("polars-core", "0.43.1"),
+    ("polars-core", "0.44.0"),
+    # corpus/concurrency/tokio-mpsc-chan-fields and tokio-threadpool-worker-entries.
+    ("tokio", "1.29.1"),
+    ("tokio", "1.30.0"),
+    ("tokio-threadpool", "0.1.5"),
+    ("tokio-threadpool", "0.1.6"),
 ]
 
 # Crates checked with extra command-line arguments in crate mode.
@@ -157,6 +179,15 @@ CRATE_ARGS = {
     # features.
     "polars-lazy-0.27.2": ["--all-features"],
     "polars-lazy-0.28.0": ["--all-features"],
+    # The channels of corpus/concurrency/tokio-mpsc-chan-fields are behind `sync`, the
+    # parallel group-by of polars-core and legion's parallel iterators behind features.
+    "tokio-1.29.1": ["--all-features"],
+    "tokio-1.30.0": ["--all-features"],
+    "polars-core-0.43.1": ["--all-features"],
+    "polars-core-0.44.0": ["--all-features"],
+    "legion-0.3.0": ["--all-features"],
+    "legion-0.3.1": ["--all-features"],
+    "legion-0.4.0": ["--all-features"],
 }
 
 

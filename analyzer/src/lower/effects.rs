@@ -206,6 +206,7 @@ impl Lowerer<'_, '_, '_> {
             self.elements.insert(dst);
         }
         if how == ViewOp::Whole {
+            self.whole_of.insert(dst, src);
             if let Some(t) = self.declared.get(&src).cloned() {
                 self.declared.insert(dst, t);
             }
@@ -713,13 +714,17 @@ impl Lowerer<'_, '_, '_> {
             }
             Sem::TakeOut => {
                 // The old value is another block from here on: a new owner of memory
-                // this function did not allocate.
+                // this function did not allocate, and another block each time this
+                // runs (in a loop, what one iteration takes out and drops is not what
+                // the next one takes out).
                 let name = nth(0)
                     .and_then(|v| self.val(v).name.clone())
                     .unwrap_or_else(|| name.to_string());
                 let root =
                     self.new_root(name, RootOrigin::Unknown, 4, None, ReleasedBy::Drop, span);
-                self.new_value(None, ValueKind::Root(root), path_ty, span)
+                let v = self.new_value(None, ValueKind::Root(root), path_ty, span);
+                self.emit(Op::Load { dst: v, root }, span);
+                v
             }
             Sem::Atomic(op) => {
                 if let Some(v) = mem(self, nth(0)) {
@@ -828,9 +833,15 @@ impl Lowerer<'_, '_, '_> {
     pub(crate) fn metadata(&mut self, meta: Meta, v: Option<ValueId>, span: Span) -> ValueId {
         let lens: Option<Vec<Expr>> = v.and_then(|v| self.val(v).view.as_ref()).map(|w| w.shape());
         match (meta, lens) {
-            (Meta::Count, Some(lens)) => {
+            // A view with no dimensions is one whose shape is not known (a slice from a
+            // method this analysis does not see into), not a single element.
+            (Meta::Count, Some(lens)) if !lens.is_empty() => {
                 let total = lens.iter().fold(Expr::int(1), |acc, l| &acc * l);
                 self.scalar(Some(total), span)
+            }
+            (Meta::Count, Some(_)) => {
+                let len = v.map(|v| self.unknown_len(v));
+                self.scalar(len, span)
             }
             // ndarray's matrix sizes.
             (Meta::Rows, Some(lens)) if lens.len() == 2 => self.scalar(lens.first().cloned(), span),

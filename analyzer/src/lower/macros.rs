@@ -6,7 +6,7 @@ use syn::parse::{ParseStream, Parser};
 
 use super::slice_macro::{parse_slice_macro, SliceEntry};
 use super::Lowerer;
-use crate::ir::{Op, ReleasedBy, SliceSpec, Terminator, TyClass, ValueId};
+use crate::ir::{EscapeKind, Op, ReleasedBy, SliceSpec, Terminator, TyClass, ValueId, ValueKind};
 use crate::models::{self, MacroSem};
 use crate::oracle::Expr;
 use crate::source::Span;
@@ -69,7 +69,7 @@ impl Lowerer<'_, '_, '_> {
             .macro_rules(name)
             .filter(|_| self.expansions < MAX_EXPANSIONS);
         let Some(rules) = rules else {
-            self.opaque_macro(mac.tokens.clone(), span);
+            self.opaque_macro(name, mac.tokens.clone(), span);
             return self.unknown(span);
         };
         let at = mac
@@ -78,7 +78,7 @@ impl Lowerer<'_, '_, '_> {
             .last()
             .map_or_else(proc_macro2::Span::call_site, |s| s.ident.span());
         let Some(tokens) = crate::syntax::macro_rules::expand(rules, mac.tokens.clone(), at) else {
-            self.opaque_macro(mac.tokens.clone(), span);
+            self.opaque_macro(name, mac.tokens.clone(), span);
             return self.unknown(span);
         };
         let expr = syn::parse2::<syn::Expr>(tokens.clone()).or_else(|_| {
@@ -87,7 +87,7 @@ impl Lowerer<'_, '_, '_> {
             syn::parse2::<syn::Expr>(proc_macro2::TokenTree::Group(group).into())
         });
         let Ok(mut expr) = expr else {
-            self.opaque_macro(mac.tokens.clone(), span);
+            self.opaque_macro(name, mac.tokens.clone(), span);
             return self.unknown(span);
         };
         // The invisible groups around substituted expressions kept the precedence while
@@ -296,8 +296,10 @@ fn elem_type_name(e: &syn::Expr) -> Option<String> {
 
 impl Lowerer<'_, '_, '_> {
     /// A macro this analysis cannot expand may store through the `&mut p` written in
-    /// it: such a pointer may point elsewhere afterwards.
-    fn opaque_macro(&mut self, tokens: proc_macro2::TokenStream, span: Span) {
+    /// it: such a pointer may point elsewhere afterwards. It may also keep any raw
+    /// pointer named in it (`register!(p as usize)` stores the address somewhere): the
+    /// memory behind it is handed on to the macro.
+    fn opaque_macro(&mut self, name: &str, tokens: proc_macro2::TokenStream, span: Span) {
         let tokens: Vec<proc_macro2::TokenTree> = tokens.into_iter().collect();
         for (i, t) in tokens.iter().enumerate() {
             use proc_macro2::TokenTree as T;
@@ -312,7 +314,24 @@ impl Lowerer<'_, '_, '_> {
                         self.points_elsewhere(v, span);
                     }
                 }
-                (T::Group(g), _, _) => self.opaque_macro(g.stream(), span),
+                (T::Ident(ident), _, _) => {
+                    // Not a field (`s.p`) or a path segment (`m::p`) of something else.
+                    let member = i > 0
+                        && matches!(&tokens[i - 1], T::Punct(p) if p.as_char() == '.' || p.as_char() == ':');
+                    let Some(v) = self.lookup(&ident.to_string()).filter(|_| !member) else {
+                        continue;
+                    };
+                    if matches!(self.val(v).kind, ValueKind::RawPtr(Some(_))) {
+                        self.emit(
+                            Op::Escape {
+                                value: v,
+                                how: EscapeKind::PassedOn(format!("{name}!")),
+                            },
+                            span,
+                        );
+                    }
+                }
+                (T::Group(g), _, _) => self.opaque_macro(name, g.stream(), span),
                 _ => {}
             }
         }

@@ -165,6 +165,10 @@ pub(crate) struct Lowerer<'c, 'x, 'a> {
     pub(crate) elements: std::collections::HashSet<ValueId>,
     /// The block each released element holds, read once per element value.
     element_blocks: HashMap<ValueId, ValueId>,
+    /// For a whole view of another value (`let c = self.columns()` and the iterators
+    /// over `c`), the value it views first: a length this analysis does not know is the
+    /// same symbol for all of them.
+    whole_of: HashMap<ValueId, ValueId>,
     /// Collections an element of which was released, and how.
     released_elements: HashMap<crate::ir::RootId, crate::ir::ReleaseKind>,
     /// Iterators whose items are handles the caller must release (`xs.iter().map(to_raw)`
@@ -296,6 +300,7 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
             expansions: 0,
             elements: std::collections::HashSet::new(),
             element_blocks: HashMap::new(),
+            whole_of: HashMap::new(),
             released_elements: HashMap::new(),
             owed_items: HashMap::new(),
             pending_item: None,
@@ -440,6 +445,22 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
             span,
         });
         id
+    }
+
+    /// The number of elements of `v` when its shape is not known: one symbol for `v`
+    /// and every whole view of the value it views, so that `c.len()` and the range of
+    /// `c.par_iter()` are the same size.
+    pub(crate) fn unknown_len(&self, v: ValueId) -> Expr {
+        let mut base = v;
+        let mut named = self.val(v).name.clone();
+        while let Some(&b) = self.whole_of.get(&base) {
+            base = b;
+            named = self.val(b).name.clone().or(named);
+        }
+        match named {
+            Some(name) => Expr::sym(&format!("{name}.len")),
+            None => Expr::sym(&format!("len(%{})", base.0)),
+        }
     }
 
     /// The root `v`'s memory is in, when it has one.

@@ -299,7 +299,7 @@ impl Lowerer<'_, '_, '_> {
         }
         let (lo, hi) = self
             .iteration_range(iter)
-            .unwrap_or_else(|| (Expr::int(0), Expr::sym(&format!("len({sym})"))));
+            .unwrap_or_else(|| (Expr::int(0), self.unknown_len(iter)));
         let iteration = Some(Iteration {
             symbol: sym,
             lo,

@@ -185,7 +185,7 @@ impl Encoder {
     }
 }
 
-fn bounds(vars: &[ExVar]) -> Vec<Fact> {
+pub(crate) fn bounds(vars: &[ExVar]) -> Vec<Fact> {
     vars.iter()
         .flat_map(|v| {
             let x = Expr::sym(&v.name);

@@ -14,7 +14,9 @@ pub enum DecidedBy {
     Interval,
     /// Both views map every index tuple to the same element.
     SameMap,
-    /// The offset difference is not a multiple of the gcd of the strides.
+    /// The offset difference is not a multiple of the gcd of the strides, or of a
+    /// symbolic pitch it must be a multiple of (`(r - r')*n + (c - c')` with
+    /// `0 < |c - c'| < n`).
     Gcd,
     /// A stride-0 dimension of length two or more (internal overlap).
     Broadcast,
