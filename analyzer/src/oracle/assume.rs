@@ -180,7 +180,7 @@ impl Assumptions {
 }
 
 /// The expressions a fact states to be `>= 0`.
-fn nonnegative_sides(f: &Fact) -> Vec<Expr> {
+pub(crate) fn nonnegative_sides(f: &Fact) -> Vec<Expr> {
     match f {
         Fact::Cmp(l, c, r) => match c {
             Cmp::Ge => vec![l - r],

@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::assume::{Assumptions, Cmp, Fact};
+use super::assume::{nonnegative_sides, Assumptions, Cmp, Fact};
 use super::diophantine::{self, Solve, Term};
 use super::expr::{gcd_u128, Atom, Expr, OpKind};
 use super::smt::{self, ExVar, Outcome, Problem};
@@ -570,35 +570,12 @@ fn symbol_bounds(s: &str, asm: &Assumptions, prefer: &str) -> Option<(Expr, Expr
     let x = Expr::sym(s);
     let mut lows = Vec::new();
     let mut highs = Vec::new();
-    for f in asm.facts() {
-        let Fact::Cmp(l, c, r) = f else {
-            continue;
-        };
-        // Normalised as `x <= e` (upper) or `x >= e` (lower).
-        let (cmp, other) = if *l == x {
-            (*c, r.clone())
-        } else if *r == x {
-            let flipped = match c {
-                Cmp::Lt => Cmp::Gt,
-                Cmp::Le => Cmp::Ge,
-                Cmp::Gt => Cmp::Lt,
-                Cmp::Ge => Cmp::Le,
-                other => *other,
-            };
-            (flipped, l.clone())
-        } else {
-            continue;
-        };
-        match cmp {
-            Cmp::Lt => highs.push(&other - 1),
-            Cmp::Le => highs.push(other),
-            Cmp::Gt => lows.push(&other + 1),
-            Cmp::Ge => lows.push(other),
-            Cmp::Eq => {
-                highs.push(other.clone());
-                lows.push(other);
-            }
-            Cmp::Ne => {}
+    // Each fact as `p >= 0`: `p = x - lo` bounds `x` below, `p = hi - x` above.
+    for p in asm.facts().iter().flat_map(nonnegative_sides) {
+        match p.affine_coefficient(s).and_then(|c| c.as_const()) {
+            Some(1) => lows.push(&x - &p),
+            Some(-1) => highs.push(&p + &x),
+            _ => {}
         }
     }
     let pick = |v: Vec<Expr>| {
