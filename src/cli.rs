@@ -10,7 +10,7 @@ use tensor_lint_lints::diagnostic::Level;
 use tensor_lint_lints::registry::{self, Status};
 
 use crate::config::suggest_lint;
-use crate::driver::{self, Invocation, LevelFlag};
+use crate::driver::{self, FrontEnd, Invocation, LevelFlag};
 use crate::error::ToolError;
 use crate::render::MessageFormat;
 use crate::workspace::{Features, Inputs};
@@ -62,6 +62,9 @@ fn command() -> Command {
         .arg(Arg::new("write-baseline").long("write-baseline").value_name("FILE").value_parser(clap::value_parser!(PathBuf))
             .conflicts_with("baseline")
             .help("Record every current finding in a baseline file and exit 0"))
+        .arg(Arg::new("front-end").long("front-end").value_name("FRONT END")
+            .value_parser(["syntax", "compiler"]).default_value("syntax")
+            .help("Read the code as the compiler does (`cargo check` with tensor-lint's driver), or from its syntax"))
         .arg(Arg::new("timings").long("timings").action(ArgAction::SetTrue)
             .help("Print where the time went and which oracle paths decided the queries"))
         .arg(Arg::new("dump-ir").long("dump-ir").value_name("FILE.rs[:FUNCTION]")
@@ -178,6 +181,10 @@ fn invocation(matches: &ArgMatches) -> Result<Invocation, ToolError> {
         baseline: matches.get_one::<PathBuf>("baseline").cloned(),
         write_baseline: matches.get_one::<PathBuf>("write-baseline").cloned(),
         timings: matches.get_flag("timings"),
+        front_end: match matches.get_one::<String>("front-end").map(String::as_str) {
+            Some("compiler") => FrontEnd::Compiler,
+            _ => FrontEnd::Syntax,
+        },
     })
 }
 

@@ -49,17 +49,50 @@ pub struct Invocation {
     pub write_baseline: Option<PathBuf>,
     /// Print where the time went.
     pub timings: bool,
+    pub front_end: FrontEnd,
+}
+
+/// How the code is read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FrontEnd {
+    /// From its syntax, without compiling it.
+    Syntax,
+    /// As the compiler reads it: `cargo check` with tensor-lint's driver.
+    Compiler,
 }
 
 pub fn run(invocation: &Invocation) -> Result<ExitCode, ToolError> {
     if let Some(target) = &invocation.dump_ir {
+        if invocation.front_end == FrontEnd::Compiler {
+            let (file, function) = match target.find(".rs:") {
+                Some(at) => (&target[..at + 3], Some(&target[at + 4..])),
+                None => (target.as_str(), None),
+            };
+            let out =
+                crate::compiler::dump_ir(Path::new(file), function.filter(|f| !f.is_empty()))?;
+            let _ = std::io::stdout().write_all(out.as_bytes());
+            return Ok(ExitCode::SUCCESS);
+        }
         return dump_ir(target);
     }
     let wall = Instant::now();
     let mut timings = Timings::default();
-    let units = workspace::units(&invocation.inputs)?;
+    let units = match invocation.front_end {
+        FrontEnd::Syntax => workspace::units(&invocation.inputs)?,
+        FrontEnd::Compiler => Vec::new(),
+    };
     timings.discover = wall.elapsed();
-    let (mut sources, mut findings) = check_units(&units, &invocation.levels, &mut timings);
+    let check = |timings: &mut Timings| -> Result<(SourceMap, Vec<Finding>), ToolError> {
+        match invocation.front_end {
+            FrontEnd::Syntax => Ok(check_units(&units, &invocation.levels, timings)),
+            FrontEnd::Compiler => {
+                let checked = crate::compiler::check(&invocation.inputs, &invocation.levels)?;
+                timings.analysed = checked.analysed;
+                Ok((checked.sources, checked.findings))
+            }
+        }
+    };
+    let (mut sources, mut findings) = check(&mut timings)?;
     if invocation.fix {
         let outcomes = fix::apply(&Report {
             analysed: None,
@@ -72,7 +105,7 @@ pub fn run(invocation: &Invocation) -> Result<ExitCode, ToolError> {
                 discover: timings.discover,
                 ..Timings::default()
             };
-            (sources, findings) = check_units(&units, &invocation.levels, &mut timings);
+            (sources, findings) = check(&mut timings)?;
         }
     }
     let mut report = Report {
@@ -576,37 +609,49 @@ fn lint_analysis(
     sources: &SourceMap,
     timings: &mut Timings,
 ) -> Vec<Diagnostic> {
-    let input_problems = analysis
-        .load_errors
-        .iter()
-        .chain(&analysis.suppress_errors)
-        .chain(&analysis.ir.errors)
-        .map(input_error);
-    let mut diagnostics: Vec<Diagnostic> = input_problems
-        .filter_map(|d| match d.severity {
-            Severity::Warning => apply_warnings_flag(d, flags),
-            _ => Some(d),
-        })
-        .collect();
-    diagnostics.extend(
-        unknown_allow_names(&analysis.regions)
-            .into_iter()
-            .filter_map(|d| apply_warnings_flag(d, flags)),
-    );
-    let ir = analysis.ir;
-
     let started = Instant::now();
     tensor_lint_analyzer::oracle::reset_path_stats();
     let cx = LintContext {
-        ir,
+        ir: analysis.ir,
         sources,
         cache_line_bytes: config.cache_line_bytes,
     };
     let lint_findings = registry::check_crate(&cx);
     timings.lints += started.elapsed();
     timings.add_oracle_stats();
+    let problems: Vec<&SourceError> = analysis
+        .load_errors
+        .iter()
+        .chain(&analysis.suppress_errors)
+        .chain(&analysis.ir.errors)
+        .collect();
+    settle(lint_findings, &problems, &analysis.regions, config, flags)
+}
+
+/// What a run shows of one crate's results: its input problems, the unknown lints its
+/// allows name, and its lint findings with suppressions honoured and levels applied.
+pub(crate) fn settle(
+    lint_findings: Vec<LintFinding>,
+    problems: &[&SourceError],
+    regions: &[AllowRegion],
+    config: &Config,
+    flags: &[LevelFlag],
+) -> Vec<Diagnostic> {
+    let mut diagnostics: Vec<Diagnostic> = problems
+        .iter()
+        .map(|p| input_error(p))
+        .filter_map(|d| match d.severity {
+            Severity::Warning => apply_warnings_flag(d, flags),
+            _ => Some(d),
+        })
+        .collect();
+    diagnostics.extend(
+        unknown_allow_names(regions)
+            .into_iter()
+            .filter_map(|d| apply_warnings_flag(d, flags)),
+    );
     for finding in lint_findings {
-        if is_suppressed(&finding, &analysis.regions) {
+        if is_suppressed(&finding, regions) {
             continue;
         }
         if let Some(diagnostic) = apply_level(finding, &config.levels, flags) {

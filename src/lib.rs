@@ -13,6 +13,7 @@
 mod alias;
 pub mod baseline;
 pub mod cli;
+pub mod compiler;
 pub mod config;
 pub mod coverage;
 pub mod driver;
@@ -20,6 +21,7 @@ pub mod error;
 pub mod fix;
 pub mod render;
 pub mod report;
+pub mod toolchain;
 pub mod workspace;
 
 /// One fuzzing input through the whole pipeline and every renderer; panics are the

@@ -1,4 +1,9 @@
+// This binary is also rustc's wrapper and links the compiler (`tensor-lint-driver`);
+// linking the compiler's `rustc_driver` library needs the feature in the binary too.
+#![feature(rustc_private)]
 #![forbid(unsafe_code)]
+
+extern crate rustc_driver;
 
 use std::process::ExitCode;
 
@@ -6,15 +11,18 @@ use std::process::ExitCode;
 /// the parser and the lowering: the whole run happens on a thread with room for it.
 const STACK_BYTES: usize = 512 * 1024 * 1024;
 
-/// Parsing makes and frees millions of small syntax-tree blocks on every worker thread;
-/// mimalloc's per-thread heaps do that about a sixth faster than the system allocator,
-/// for roughly twice the peak memory (`scripts/bench.py` reports both).
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 fn main() -> ExitCode {
-    quiet_caught_panics();
     let args: Vec<_> = std::env::args_os().collect();
+    // Started by cargo as rustc's wrapper: this process is the compiler, with
+    // tensor-lint's driver.
+    if cargo_tensor_lint::compiler::invoked_as_wrapper(&args) {
+        let args = args
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        return tensor_lint_driver::main(args);
+    }
+    quiet_caught_panics();
     let worker = std::thread::Builder::new()
         .name("tensor-lint".into())
         .stack_size(STACK_BYTES)

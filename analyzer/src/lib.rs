@@ -15,6 +15,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod annotation_args;
 pub mod dataflow;
 pub mod index;
 pub mod ir;

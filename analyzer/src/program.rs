@@ -99,10 +99,10 @@ pub fn analyze_crate(
 
 /// Summaries by function index, shared with the threads that lower; `None` while not
 /// yet computed. Written only between lowering batches.
-pub(crate) type SharedSummaries = Arc<RwLock<Vec<Option<FnSummary>>>>;
+pub type SharedSummaries = Arc<RwLock<Vec<Option<FnSummary>>>>;
 
-/// Lowers the functions it is asked for, wherever their syntax trees live.
-pub(crate) trait LowerFns {
+/// Lowers the functions it is asked for, from whatever front end holds them.
+pub trait LowerFns {
     /// Lowers each of `fns` with the summaries as they are now; results in the order
     /// of `fns`.
     fn lower(&mut self, fns: &[usize], summaries: &SharedSummaries) -> Vec<Option<FnIr>>;
@@ -137,7 +137,7 @@ impl LowerFns for HereLowerer<'_, '_> {
     }
 }
 
-pub(crate) fn read(summaries: &SharedSummaries) -> RwLockReadGuard<'_, Vec<Option<FnSummary>>> {
+pub fn read(summaries: &SharedSummaries) -> RwLockReadGuard<'_, Vec<Option<FnSummary>>> {
     summaries.read().unwrap_or_else(|e| e.into_inner())
 }
 
@@ -159,7 +159,31 @@ pub(crate) fn analyze_index(
     lowerer: &mut dyn LowerFns,
     threads: usize,
 ) -> CrateIr {
-    let n = index.fns.len();
+    let annotated: Vec<Option<FnSummary>> = (0..index.fns.len())
+        .map(|c| {
+            index
+                .fn_item(c)
+                .map(|item| FnSummary::from_annotations(&item.annotations))
+        })
+        .collect();
+    let mut ir = analyze_functions(name, &annotated, options, lowerer, threads);
+    ir.structs = index.structs.clone();
+    ir.errors = index.errors.clone();
+    ir
+}
+
+/// The bottom-up schedule over any front end: `annotated[f]` is the summary function
+/// `f`'s annotations alone give (`None` for a function the front end cannot lower), and
+/// `lowerer` lowers functions by index with the summaries known so far. The result has
+/// no structs and no input errors; the front end adds its own.
+pub fn analyze_functions(
+    name: &str,
+    annotated: &[Option<FnSummary>],
+    options: &AnalysisOptions,
+    lowerer: &mut dyn LowerFns,
+    threads: usize,
+) -> CrateIr {
+    let n = annotated.len();
     let summaries: SharedSummaries = Arc::new(RwLock::new(vec![None; n]));
     let all: Vec<usize> = (0..n).collect();
     let mut fns: Vec<Option<FnIr>> = lowerer.lower(&all, &summaries);
@@ -178,16 +202,12 @@ pub(crate) fn analyze_index(
     // The first pass lowered every call with the callee's annotations alone; a function
     // outside a cycle needs lowering again only if some callee's computed summary says
     // more than that.
-    let summary_adds_to_annotations = |c: usize, summaries: &[Option<FnSummary>]| {
-        let annotated = index
-            .fn_item(c)
-            .map(|item| FnSummary::from_annotations(&item.annotations));
-        match (&summaries[c], annotated) {
-            (Some(computed), Some(annotated)) => *computed != annotated,
+    let summary_adds_to_annotations =
+        |c: usize, summaries: &[Option<FnSummary>]| match (&summaries[c], &annotated[c]) {
+            (Some(computed), Some(annotated)) => computed != annotated,
             (Some(_), None) => true,
             (None, _) => false,
-        }
-    };
+        };
     let comps = bottom_up_components(n, &edges);
     for level in levels(n, &edges, &comps) {
         if lowerer.failed() {
@@ -252,9 +272,9 @@ pub(crate) fn analyze_index(
         fns,
         facts,
         summaries,
-        structs: index.structs.clone(),
+        structs: Vec::new(),
         cache_line_bytes: options.cache_line_bytes,
-        errors: index.errors.clone(),
+        errors: Vec::new(),
     }
 }
 

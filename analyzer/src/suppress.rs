@@ -11,14 +11,14 @@ use syn::visit::Visit;
 use crate::source::{FileId, SourceError, SourceFile, Span};
 
 /// A lint name as written in an allow, with its place.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct AllowedName {
     pub name: String,
     pub span: Span,
 }
 
 /// Findings of `names` whose primary span starts inside `region` are silenced.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct AllowRegion {
     pub region: Span,
     pub names: Vec<AllowedName>,
@@ -27,26 +27,7 @@ pub struct AllowRegion {
 /// The allows of one file, and the malformed ones as errors.
 pub fn collect(file: &SourceFile, ast: &syn::File) -> (Vec<AllowRegion>, Vec<SourceError>) {
     let mut errors = Vec::new();
-    // Most files have no allow at all: then neither the lexical scan nor the walk over
-    // the syntax tree (which asks proc-macro2 for byte offsets) is needed.
-    let comments = if file.text.contains(COMMENT_PREFIX) {
-        comment_allows(file, &mut errors)
-    } else {
-        Vec::new()
-    };
-    // A comment after code covers the statement on its own line; a comment alone on its
-    // line, the statement on the next line with code.
-    let targets: Vec<(usize, Vec<AllowedName>)> = comments
-        .into_iter()
-        .filter_map(|(line, names, trailing)| {
-            let target = if trailing {
-                Some(line)
-            } else {
-                next_code_line(file, line)
-            };
-            Some((target?, names))
-        })
-        .collect();
+    let targets = comment_targets(file, &mut errors);
     let wants_attrs = file.text.contains("tensor_lint");
     if targets.is_empty() && !wants_attrs {
         return (Vec::new(), errors);
@@ -60,21 +41,65 @@ pub fn collect(file: &SourceFile, ast: &syn::File) -> (Vec<AllowRegion>, Vec<Sou
         starts: Vec::new(),
     };
     collector.visit_file(ast);
-    for (target_line, names) in targets {
-        // The region is the outermost statement or item starting on the next line that
-        // has code; an allow before nothing silences nothing.
-        let start = file.line_start(target_line);
-        let end = file.line_start(target_line + 1);
-        let region = collector
-            .starts
-            .iter()
-            .filter(|span| (span.lo as usize) >= start && (span.lo as usize) < end)
-            .max_by_key(|span| (span.hi - span.lo, std::cmp::Reverse(span.lo)))
-            .copied()
-            .unwrap_or_else(|| Span::new(file.id, start, end));
-        collector.regions.push(AllowRegion { region, names });
-    }
+    let regions = target_regions(file, targets, &collector.starts);
+    collector.regions.extend(regions);
     (collector.regions, collector.errors)
+}
+
+/// The comment allows of `file`, each covering the outermost of `starts` (the spans of
+/// the statements and items the front end found) that begins on the line it covers.
+pub fn comment_regions(file: &SourceFile, starts: &[Span]) -> (Vec<AllowRegion>, Vec<SourceError>) {
+    let mut errors = Vec::new();
+    let targets = comment_targets(file, &mut errors);
+    (target_regions(file, targets, starts), errors)
+}
+
+/// The line each comment allow of `file` covers, with the names it allows: a comment
+/// after code covers the statement on its own line; a comment alone on its line, the
+/// statement on the next line with code.
+fn comment_targets(
+    file: &SourceFile,
+    errors: &mut Vec<SourceError>,
+) -> Vec<(usize, Vec<AllowedName>)> {
+    // Most files have no allow at all: the lexical scan is skipped for them.
+    if !file.text.contains(COMMENT_PREFIX) {
+        return Vec::new();
+    }
+    comment_allows(file, errors)
+        .into_iter()
+        .filter_map(|(line, names, trailing)| {
+            let target = if trailing {
+                Some(line)
+            } else {
+                next_code_line(file, line)
+            };
+            Some((target?, names))
+        })
+        .collect()
+}
+
+/// The region of each target: the outermost statement or item of `starts` that begins
+/// on the target's line (an allow before nothing silences nothing but that line).
+fn target_regions(
+    file: &SourceFile,
+    targets: Vec<(usize, Vec<AllowedName>)>,
+    starts: &[Span],
+) -> Vec<AllowRegion> {
+    targets
+        .into_iter()
+        .map(|(target_line, names)| {
+            let start = file.line_start(target_line);
+            let end = file.line_start(target_line + 1);
+            let region = starts
+                .iter()
+                .filter(|span| span.file == file.id)
+                .filter(|span| (span.lo as usize) >= start && (span.lo as usize) < end)
+                .max_by_key(|span| (span.hi - span.lo, std::cmp::Reverse(span.lo)))
+                .copied()
+                .unwrap_or_else(|| Span::new(file.id, start, end));
+            AllowRegion { region, names }
+        })
+        .collect()
 }
 
 struct Collector {

@@ -41,7 +41,9 @@ impl Level {
 }
 
 /// The level a diagnostic is shown with, as rustc names them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub enum Severity {
     Error,
     Warning,
@@ -60,7 +62,7 @@ impl Severity {
 }
 
 /// rustc's suggestion applicability.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Applicability {
     MachineApplicable,
     MaybeIncorrect,
@@ -80,7 +82,7 @@ impl Applicability {
 }
 
 /// A span with the text that explains it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Label {
     pub span: Span,
     pub message: String,
@@ -96,14 +98,14 @@ impl Label {
 }
 
 /// Replace the text of `span` with `replacement`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Edit {
     pub span: Span,
     pub replacement: String,
 }
 
 /// A fix offered as edits, shown as `help: MESSAGE` with the edited code.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Suggestion {
     pub message: String,
     pub edits: Vec<Edit>,
@@ -111,7 +113,7 @@ pub struct Suggestion {
 }
 
 /// One finding.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Diagnostic {
     /// `tensor_lint::NAME` for lint findings; `None` for problems with the input itself
     /// (a file that does not parse, a malformed annotation).

@@ -9,6 +9,7 @@
 #![forbid(unsafe_code)]
 
 pub mod context;
+pub mod crate_findings;
 mod describe;
 pub mod diagnostic;
 pub mod generated;

@@ -114,8 +114,20 @@ use proc_macro::TokenStream;
 ///
 /// The item is kept even on error so that a bad annotation is the only error reported,
 /// not also every use of a function that would otherwise have disappeared.
-fn emit(checked: syn::Result<()>, item: TokenStream) -> TokenStream {
+///
+/// Compiled by tensor-lint's driver (which sets [`DRIVER_ENV`] in its own process and
+/// registers the tool `tensor_lint_annotation`), a checked annotation also leaves itself
+/// on the item as the tool attribute `#[tensor_lint_annotation::NAME(ARGS)]`, which the
+/// driver reads from the compiler's attributes. Any other compilation sees the item
+/// exactly as written.
+fn emit(name: &str, args: TokenStream, checked: syn::Result<()>, item: TokenStream) -> TokenStream {
     match checked {
+        Ok(()) if std::env::var_os(DRIVER_ENV).is_some() => {
+            let name = proc_macro2::Ident::new(name, proc_macro2::Span::call_site());
+            let args = proc_macro2::TokenStream::from(args);
+            let item = proc_macro2::TokenStream::from(item);
+            quote::quote!(#[tensor_lint_annotation::#name(#args)] #item).into()
+        }
         Ok(()) => item,
         Err(error) => {
             let mut output = TokenStream::from(error.to_compile_error());
@@ -124,6 +136,9 @@ fn emit(checked: syn::Result<()>, item: TokenStream) -> TokenStream {
         }
     }
 }
+
+/// Set by tensor-lint's driver in the compiler's process for the crates it analyses.
+const DRIVER_ENV: &str = "TENSOR_LINT_ANNOTATIONS";
 
 /// Marks a function as a hot kernel, optionally with assumptions on its sizes.
 ///
@@ -173,6 +188,8 @@ fn emit(checked: syn::Result<()>, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn kernel(args: TokenStream, item: TokenStream) -> TokenStream {
     emit(
+        "kernel",
+        args.clone(),
         annotations::check_kernel(args.into(), item.clone().into()),
         item,
     )
@@ -198,6 +215,8 @@ pub fn kernel(args: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn alloc(args: TokenStream, item: TokenStream) -> TokenStream {
     emit(
+        "alloc",
+        args.clone(),
         annotations::check_alloc(args.into(), item.clone().into()),
         item,
     )
@@ -231,6 +250,8 @@ pub fn alloc(args: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn free(args: TokenStream, item: TokenStream) -> TokenStream {
     emit(
+        "free",
+        args.clone(),
         annotations::check_free(args.into(), item.clone().into()),
         item,
     )
@@ -253,6 +274,8 @@ pub fn free(args: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn view(args: TokenStream, item: TokenStream) -> TokenStream {
     emit(
+        "view",
+        args.clone(),
         annotations::check_view(args.into(), item.clone().into()),
         item,
     )
@@ -282,6 +305,8 @@ pub fn view(args: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn inplace(args: TokenStream, item: TokenStream) -> TokenStream {
     emit(
+        "inplace",
+        args.clone(),
         annotations::check_inplace(args.into(), item.clone().into()),
         item,
     )
@@ -314,5 +339,10 @@ pub fn inplace(args: TokenStream, item: TokenStream) -> TokenStream {
 /// it: attributes cannot go on statements in stable Rust.
 #[proc_macro_attribute]
 pub fn allow(args: TokenStream, item: TokenStream) -> TokenStream {
-    emit(annotations::check_allow(args.into()), item)
+    emit(
+        "allow",
+        args.clone(),
+        annotations::check_allow(args.into()),
+        item,
+    )
 }

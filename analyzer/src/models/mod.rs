@@ -11,6 +11,7 @@
 //! finds here; the lowering itself tests no library name.
 
 pub mod foreign;
+pub mod paths;
 pub mod table;
 mod user;
 

@@ -365,7 +365,7 @@ impl Expr {
     }
 
     fn collect_symbols(&self, out: &mut BTreeSet<String>) {
-        for (m, _) in self.terms.iter() {
+        for m in self.terms.keys() {
             for (a, _) in m {
                 match a {
                     Atom::Sym(s) => {

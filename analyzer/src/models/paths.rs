@@ -1,0 +1,231 @@
+//! The model table of the compiler front end: library functions by the path the
+//! compiler resolves a call to, each with its [`Sem`].
+//!
+//! A row names an item as a user of the library writes it (`std::vec::Vec::as_mut_ptr`,
+//! `rayon::join`, `ndarray::ArrayBase::slice_mut`): the front end resolves the path
+//! through the library's modules and re-exports, once per crate, to the items it
+//! reaches, and a call matches a row when the compiler resolved it to one of them. A
+//! call through a trait, a macro, a re-export or an alias is the same item, so it
+//! matches like a direct call; a method of another type with the same name does not.
+//!
+//! Paths:
+//! - `krate::module::function`, `krate::module::Type::method` (inherent methods),
+//!   `krate::module::Trait::method` (the trait's method, whatever impl runs);
+//! - `[T]::method` for the methods of slices, `*mut T::method` and `*const T::method`
+//!   for those of raw pointers.
+//!
+//! Rows for crates the checked crate does not depend on resolve to nothing, and cost
+//! nothing. `tests/model_paths.rs` of the driver resolves every row of a crate the
+//! test project depends on, so a row that stops resolving (a library moved an item) is
+//! a failing test, not a silent gap.
+
+use super::{
+    Adapter, Ctor, LayoutCtor, LeakKind, Meta, ParKind, ReleaseHow, Sem, ViewKind, WrapKind,
+};
+
+/// Every row: a path and what a call to it does.
+pub const PATHS: &[(&str, Sem)] = &[
+    // std::alloc: raw allocation, released by `dealloc`
+    ("std::alloc::alloc", Sem::RawAlloc),
+    ("std::alloc::alloc_zeroed", Sem::RawAlloc),
+    ("std::alloc::realloc", Sem::Realloc),
+    ("std::alloc::dealloc", Sem::Release(ReleaseHow::Dealloc, 0)),
+    ("std::alloc::Layout::array", Sem::Layout(LayoutCtor::Array)),
+    ("std::alloc::Layout::new", Sem::Layout(LayoutCtor::One)),
+    (
+        "std::alloc::Layout::from_size_align",
+        Sem::Layout(LayoutCtor::SizeAlign),
+    ),
+    (
+        "std::alloc::Layout::from_size_align_unchecked",
+        Sem::Layout(LayoutCtor::SizeAlign),
+    ),
+    // Box
+    ("std::boxed::Box::new", Sem::Wrap(WrapKind::Heap)),
+    ("std::boxed::Box::into_raw", Sem::Leak(LeakKind::IntoRaw, 0)),
+    ("std::boxed::Box::leak", Sem::Leak(LeakKind::Leak, 0)),
+    (
+        "std::boxed::Box::from_raw",
+        Sem::Release(ReleaseHow::BoxFromRaw, 0),
+    ),
+    // Vec
+    ("std::vec::Vec::new", Sem::Alloc(Ctor::Empty)),
+    ("std::vec::Vec::with_capacity", Sem::Alloc(Ctor::Len(0))),
+    ("std::vec::from_elem", Sem::Alloc(Ctor::Len(1))),
+    ("std::vec::Vec::as_ptr", Sem::RawPtr),
+    ("std::vec::Vec::as_mut_ptr", Sem::RawPtr),
+    ("std::vec::Vec::as_slice", Sem::View(ViewKind::Whole)),
+    ("std::vec::Vec::as_mut_slice", Sem::View(ViewKind::Whole)),
+    ("std::vec::Vec::len", Sem::Metadata(Meta::Count)),
+    ("std::vec::Vec::push", Sem::StoreArg(1)),
+    ("std::vec::Vec::leak", Sem::Leak(LeakKind::Leak, 0)),
+    (
+        "std::vec::Vec::into_raw_parts",
+        Sem::Leak(LeakKind::IntoRaw, 0),
+    ),
+    ("std::vec::Vec::into_boxed_slice", Sem::Transparent),
+    ("[T]::into_vec", Sem::Transparent),
+    ("[T]::to_vec", Sem::Alloc(Ctor::Like(0))),
+    // slices
+    ("[T]::as_ptr", Sem::RawPtr),
+    ("[T]::as_mut_ptr", Sem::RawPtr),
+    ("[T]::len", Sem::Metadata(Meta::Count)),
+    ("[T]::split_at", Sem::View(ViewKind::SplitAt)),
+    ("[T]::split_at_mut", Sem::View(ViewKind::SplitAt)),
+    ("[T]::chunks", Sem::View(ViewKind::Chunks)),
+    ("[T]::chunks_mut", Sem::View(ViewKind::Chunks)),
+    ("[T]::chunks_exact", Sem::View(ViewKind::Chunks)),
+    ("[T]::chunks_exact_mut", Sem::View(ViewKind::Chunks)),
+    ("[T]::iter", Sem::View(ViewKind::AxisIter)),
+    ("[T]::iter_mut", Sem::View(ViewKind::AxisIter)),
+    ("[T]::fill", Sem::Overwrite(0)),
+    ("[T]::copy_from_slice", Sem::Overwrite(0)),
+    ("[T]::clone_from_slice", Sem::Overwrite(0)),
+    ("std::slice::from_raw_parts", Sem::FromRawParts),
+    ("std::slice::from_raw_parts_mut", Sem::FromRawParts),
+    // raw pointers
+    ("*mut T::add", Sem::PtrStep(1)),
+    ("*mut T::offset", Sem::PtrStep(1)),
+    ("*mut T::wrapping_add", Sem::PtrStep(1)),
+    ("*mut T::sub", Sem::PtrStep(-1)),
+    ("*mut T::cast", Sem::View(ViewKind::Whole)),
+    ("*mut T::cast_const", Sem::View(ViewKind::Whole)),
+    ("*mut T::read", Sem::PtrRead),
+    ("*mut T::is_null", Sem::NullTest),
+    ("*const T::is_null", Sem::NullTest),
+    ("*mut T::write", Sem::PtrWrite),
+    ("*const T::add", Sem::PtrStep(1)),
+    ("*const T::offset", Sem::PtrStep(1)),
+    ("*const T::wrapping_add", Sem::PtrStep(1)),
+    ("*const T::sub", Sem::PtrStep(-1)),
+    ("*const T::cast", Sem::View(ViewKind::Whole)),
+    ("*const T::cast_mut", Sem::View(ViewKind::Whole)),
+    ("*const T::read", Sem::PtrRead),
+    ("std::ptr::read", Sem::PtrRead),
+    ("std::ptr::read_unaligned", Sem::PtrRead),
+    ("std::ptr::write", Sem::PtrWrite),
+    ("std::ptr::write_unaligned", Sem::PtrWrite),
+    (
+        "std::ptr::drop_in_place",
+        Sem::Release(ReleaseHow::DropInPlace, 0),
+    ),
+    ("std::ptr::NonNull::as_ptr", Sem::View(ViewKind::Whole)),
+    (
+        "std::ptr::NonNull::new_unchecked",
+        Sem::View(ViewKind::Whole),
+    ),
+    // ownership given up or handed over
+    ("std::mem::forget", Sem::Leak(LeakKind::Forget, 0)),
+    ("std::mem::drop", Sem::Release(ReleaseHow::Drop, 0)),
+    ("std::mem::take", Sem::TakeOut),
+    ("std::mem::replace", Sem::TakeOut),
+    ("std::mem::swap", Sem::SwapPlaces),
+    (
+        "std::mem::ManuallyDrop::new",
+        Sem::Wrap(WrapKind::ManuallyDrop),
+    ),
+    // threads
+    ("std::thread::scope", Sem::Scope),
+    ("std::thread::Scope::spawn", Sem::Spawn),
+    ("std::thread::spawn", Sem::ThreadSpawn),
+    // rayon
+    ("rayon::join", Sem::Join),
+    ("rayon::scope", Sem::Scope),
+    ("rayon::Scope::spawn", Sem::Spawn),
+    (
+        "rayon::slice::ParallelSliceMut::par_chunks_mut",
+        Sem::Par(ParKind::Chunks),
+    ),
+    (
+        "rayon::slice::ParallelSliceMut::par_chunks_exact_mut",
+        Sem::Par(ParKind::Chunks),
+    ),
+    (
+        "rayon::slice::ParallelSlice::par_chunks",
+        Sem::Par(ParKind::Chunks),
+    ),
+    (
+        "rayon::iter::IntoParallelRefMutIterator::par_iter_mut",
+        Sem::Par(ParKind::Elements),
+    ),
+    (
+        "rayon::iter::IntoParallelRefIterator::par_iter",
+        Sem::Par(ParKind::Elements),
+    ),
+    (
+        "rayon::iter::IntoParallelIterator::into_par_iter",
+        Sem::Par(ParKind::Elements),
+    ),
+    (
+        "rayon::iter::IndexedParallelIterator::enumerate",
+        Sem::Par(ParKind::Adapter(Adapter::Enumerate)),
+    ),
+    (
+        "rayon::iter::ParallelIterator::for_each",
+        Sem::Par(ParKind::Consume),
+    ),
+    // operators that hand out the same memory
+    ("std::ops::Deref::deref", Sem::View(ViewKind::Whole)),
+    ("std::ops::DerefMut::deref_mut", Sem::View(ViewKind::Whole)),
+    // ndarray constructors
+    ("ndarray::ArrayBase::zeros", Sem::Alloc(Ctor::Shape(0))),
+    ("ndarray::ArrayBase::ones", Sem::Alloc(Ctor::Shape(0))),
+    ("ndarray::ArrayBase::from_elem", Sem::Alloc(Ctor::Shape(0))),
+    ("ndarray::ArrayBase::from_shape_ptr", Sem::FromShapePtr),
+];
+
+/// ndarray's methods, by name: the types that hold them differ between releases
+/// (`ArrayBase` alone before 0.17; `ArrayRef`, `LayoutRef` and `RawRef`, which arrays
+/// dereference to, since), so each name is a row of every one of them
+/// ([`NDARRAY_TYPES`]).
+pub const NDARRAY_METHODS: &[(&str, Sem)] = &[
+    ("view", Sem::View(ViewKind::Whole)),
+    ("view_mut", Sem::View(ViewKind::Whole)),
+    ("as_ptr", Sem::RawPtr),
+    ("as_mut_ptr", Sem::RawPtr),
+    ("fill", Sem::Overwrite(0)),
+    ("assign", Sem::Overwrite(0)),
+    ("mapv_inplace", Sem::InPlace(0)),
+    ("map_inplace", Sem::InPlace(0)),
+    ("len", Sem::Metadata(Meta::Count)),
+    ("nrows", Sem::Metadata(Meta::Rows)),
+    ("ncols", Sem::Metadata(Meta::Cols)),
+    ("to_owned", Sem::Alloc(Ctor::Like(0))),
+];
+
+/// The ndarray types [`NDARRAY_METHODS`] are looked up on.
+pub const NDARRAY_TYPES: &[&str] = &[
+    "ndarray::ArrayBase",
+    "ndarray::ArrayRef",
+    "ndarray::LayoutRef",
+    "ndarray::RawRef",
+];
+
+/// Every row: [`PATHS`], then the ndarray methods on each ndarray type.
+pub fn rows() -> impl Iterator<Item = (String, Sem)> {
+    PATHS
+        .iter()
+        .map(|(path, sem)| (path.to_string(), *sem))
+        .chain(NDARRAY_TYPES.iter().flat_map(|ty| {
+            NDARRAY_METHODS
+                .iter()
+                .map(move |(method, sem)| (format!("{ty}::{method}"), *sem))
+        }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_path_is_written_once() {
+        let mut seen = std::collections::BTreeSet::new();
+        for (path, _) in PATHS {
+            assert!(seen.insert(*path), "{path} has two rows");
+            assert!(
+                path.split("::").all(|s| !s.is_empty()),
+                "{path} has an empty segment"
+            );
+        }
+    }
+}

@@ -1,0 +1,68 @@
+//! Where the user silenced findings: `// tensor-lint: allow(…)` comments, each covering
+//! the statement or item that begins on the line it covers, with the statements and
+//! items as the compiler parsed them.
+
+use rustc_hir as hir;
+use rustc_hir::intravisit::{self, Visitor};
+use rustc_middle::ty::TyCtxt;
+
+use tensor_lint_analyzer::source::{SourceError, Span};
+use tensor_lint_analyzer::suppress::{comment_regions, AllowRegion};
+
+use crate::files::Files;
+
+/// The allows of every file of the crate, and the malformed ones.
+pub(crate) fn collect(tcx: TyCtxt<'_>, files: &Files) -> (Vec<AllowRegion>, Vec<SourceError>) {
+    let wanted = files
+        .sources
+        .files()
+        .any(|f| f.text.contains("tensor-lint:"));
+    if !wanted {
+        return (Vec::new(), Vec::new());
+    }
+    let mut starts = Starts {
+        files,
+        spans: Vec::new(),
+    };
+    for owner in tcx.hir_crate_items(()).definitions() {
+        if let Some(span) = files.span(tcx.source_span(owner)) {
+            starts.spans.push(span);
+        }
+    }
+    for owner in tcx.hir_body_owners() {
+        let body = tcx.hir_body_owned_by(owner);
+        starts.visit_body(body);
+    }
+    let mut regions = Vec::new();
+    let mut errors = Vec::new();
+    for file in files.sources.files() {
+        let (r, e) = comment_regions(file, &starts.spans);
+        regions.extend(r);
+        errors.extend(e);
+    }
+    (regions, errors)
+}
+
+/// Collects the spans of statements and the expressions of blocks' tails.
+struct Starts<'a> {
+    files: &'a Files,
+    spans: Vec<Span>,
+}
+
+impl<'tcx> Visitor<'tcx> for Starts<'_> {
+    fn visit_stmt(&mut self, stmt: &'tcx hir::Stmt<'tcx>) {
+        if let Some(span) = self.files.span(stmt.span) {
+            self.spans.push(span);
+        }
+        intravisit::walk_stmt(self, stmt);
+    }
+
+    fn visit_block(&mut self, block: &'tcx hir::Block<'tcx>) {
+        if let Some(tail) = block.expr {
+            if let Some(span) = self.files.span(tail.span) {
+                self.spans.push(span);
+            }
+        }
+        intravisit::walk_block(self, block);
+    }
+}

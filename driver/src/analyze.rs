@@ -1,0 +1,131 @@
+//! One crate from MIR to findings: its functions in the bottom-up schedule of
+//! [`tensor_lint_analyzer::program`], the facts, the lints, and what the command line
+//! needs besides (files, allows, input problems).
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use rustc_data_structures::fx::FxHashMap;
+use rustc_hir::def::DefKind;
+use rustc_hir::def_id::{LocalDefId, LOCAL_CRATE};
+use rustc_middle::ty::TyCtxt;
+
+use tensor_lint_analyzer::ir::{FnId, FnIr};
+use tensor_lint_analyzer::program::{self, AnalysisOptions, LowerFns, SharedSummaries};
+use tensor_lint_analyzer::summary::FnSummary;
+use tensor_lint_lints::context::LintContext;
+use tensor_lint_lints::crate_findings::{CrateFindings, InternalError, StoredFinding, FORMAT};
+use tensor_lint_lints::registry;
+
+use crate::callbacks::Options;
+use crate::files::Files;
+use crate::lower::{CrateCx, FnLowerer};
+use crate::models::Models;
+
+/// Everything tensor-lint finds in the crate being compiled. A failure of the
+/// analysis itself is an internal error in the result, never a panic out of rustc.
+pub(crate) fn analyze_crate(tcx: TyCtxt<'_>, options: &Options) -> CrateFindings {
+    let crate_name = tcx.crate_name(LOCAL_CRATE).to_string();
+    let files = Files::new(tcx);
+    let outcome = catch_unwind(AssertUnwindSafe(|| run(tcx, options, &files)));
+    let mut found = match outcome {
+        Ok(found) => found,
+        Err(payload) => {
+            let message = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "the analysis panicked".into());
+            CrateFindings {
+                internal_error: Some(InternalError {
+                    message,
+                    span: tensor_lint_lints::context::function_being_checked(),
+                }),
+                ..crate::callbacks::empty_findings(&crate_name)
+            }
+        }
+    };
+    found.crate_name = crate_name;
+    found.files = files.paths();
+    found.lines = files.lines();
+    found
+}
+
+fn run(tcx: TyCtxt<'_>, options: &Options, files: &Files) -> CrateFindings {
+    let fns = crate_functions(tcx);
+    let fn_ids: FxHashMap<LocalDefId, FnId> = fns
+        .iter()
+        .enumerate()
+        .map(|(k, &def)| (def, FnId(k as u32)))
+        .collect();
+    let mut problems = Vec::new();
+    let annotations: Vec<_> = fns
+        .iter()
+        .map(|&def| crate::annotations::of(tcx, def, files, &mut problems))
+        .collect();
+    let models = Models::new(tcx);
+    let cx = CrateCx {
+        tcx,
+        files,
+        models: &models,
+        fns: &fns,
+        fn_ids: &fn_ids,
+        annotations: &annotations,
+    };
+    let annotated: Vec<Option<FnSummary>> = annotations
+        .iter()
+        .map(|a| Some(FnSummary::from_annotations(a)))
+        .collect();
+    let analysis = AnalysisOptions {
+        cache_line_bytes: options.cache_line_bytes,
+        ..AnalysisOptions::default()
+    };
+    let name = tcx.crate_name(LOCAL_CRATE).to_string();
+    let mut lowerer = MirLowerer { cx: &cx };
+    let ir = program::analyze_functions(&name, &annotated, &analysis, &mut lowerer, 1);
+    let lint_cx = LintContext {
+        ir: &ir,
+        sources: &files.sources,
+        cache_line_bytes: options.cache_line_bytes,
+    };
+    let findings = registry::check_crate(&lint_cx);
+    tensor_lint_lints::context::done_checking();
+    let ir_dump = options.dump_ir.as_deref().map(|function| {
+        let function = (!function.is_empty()).then_some(function);
+        tensor_lint_analyzer::ir::dump::dump_ir(&ir, &files.sources, function)
+    });
+    let (allows, allow_errors) = crate::allows::collect(tcx, files);
+    problems.extend(allow_errors);
+    CrateFindings {
+        format: FORMAT,
+        functions: ir.functions().count(),
+        truncated: ir.functions().filter(|f| f.truncated).count(),
+        findings: findings.iter().map(StoredFinding::new).collect(),
+        allows,
+        problems,
+        ir_dump,
+        ..CrateFindings::default()
+    }
+}
+
+/// The functions and methods of the crate that have a body, in the order the compiler
+/// lists them (source order).
+fn crate_functions(tcx: TyCtxt<'_>) -> Vec<LocalDefId> {
+    tcx.hir_body_owners()
+        .filter(|&def| matches!(tcx.def_kind(def), DefKind::Fn | DefKind::AssocFn))
+        .filter(|&def| tcx.is_mir_available(def.to_def_id()))
+        .collect()
+}
+
+/// Lowers functions of the crate on the compiler's thread.
+struct MirLowerer<'a, 'tcx> {
+    cx: &'a CrateCx<'a, 'tcx>,
+}
+
+impl LowerFns for MirLowerer<'_, '_> {
+    fn lower(&mut self, fns: &[usize], summaries: &SharedSummaries) -> Vec<Option<FnIr>> {
+        let summaries = program::read(summaries);
+        fns.iter()
+            .map(|&f| FnLowerer::lower(self.cx, &summaries, FnId(f as u32)))
+            .collect()
+    }
+}

@@ -1,0 +1,951 @@
+//! Calls: the callee the compiler resolved, then what the call does to memory, from
+//! the callee's summary (a function of the crate), the model table (a library
+//! function), or nothing known (any other function, which may keep what it is given).
+
+use rustc_middle::mir;
+use rustc_middle::ty::{self, Instance, Ty};
+use rustc_span::Spanned;
+
+use tensor_lint_analyzer::ir::{
+    Callee, EscapeKind, FnId, LeakKind, Op, ReleaseKind, ReleasedBy, RootOrigin, TyClass, ValueId,
+    ValueKind, ViewOp,
+};
+use tensor_lint_analyzer::models::{Ctor, LayoutCtor, Meta, ReleaseHow, Sem, ViewKind, WrapKind};
+use tensor_lint_analyzer::oracle::{Expr, View};
+use tensor_lint_analyzer::source::Span;
+use tensor_lint_analyzer::summary::ReturnSummary;
+
+use super::places::{sub_range, Loc};
+use super::rvalues::{shifted, with_len};
+use super::types;
+use super::{BodyCx, FnLowerer};
+
+/// One argument of a call.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Arg<'tcx> {
+    pub value: Option<ValueId>,
+    pub ty: Ty<'tcx>,
+    /// Passed by `move` (rather than copied): an owner given away.
+    pub moved: bool,
+}
+
+/// What a call was resolved to.
+enum Target<'tcx> {
+    Local(FnId),
+    Model(Sem, ty::GenericArgsRef<'tcx>),
+    /// A closure this function made, called directly.
+    Closure(ValueId),
+    Unknown(String),
+}
+
+impl<'tcx> FnLowerer<'_, 'tcx> {
+    pub(crate) fn call(
+        &mut self,
+        b: &mut BodyCx<'tcx>,
+        func: &mir::Operand<'tcx>,
+        args: &[Spanned<mir::Operand<'tcx>>],
+        destination: &mir::Place<'tcx>,
+        span: Span,
+    ) {
+        let lowered: Vec<Arg<'tcx>> = args
+            .iter()
+            .map(|a| Arg {
+                value: self.operand(b, &a.node, span),
+                ty: a.node.ty(b.mir, self.tcx),
+                moved: matches!(a.node, mir::Operand::Move(_)),
+            })
+            .collect();
+        // The result: a value of this function, or a temporary stored into memory.
+        let dest_ty = destination.ty(b.mir, self.tcx).ty;
+        let (dst, stored) = match self.place(b, destination, span) {
+            Loc::Value(v) => (v, None),
+            loc => {
+                let class = types::class_of(self.tcx, dest_ty);
+                let v = self.new_value(None, ValueKind::Unknown, class, span);
+                self.value_types.insert(v, dest_ty);
+                (v, Some(loc))
+            }
+        };
+        if self.iterator_protocol(b, func, &lowered, dst, destination, span) {
+            return;
+        }
+        match self.resolve(func) {
+            Target::Local(id) => self.local_call(b, id, &lowered, dst, dest_ty, span),
+            Target::Model(sem, generics) => {
+                let name = self.callee_name(func);
+                let call = ModelCall {
+                    name: &name,
+                    args: &lowered,
+                    generics,
+                    dst,
+                    dest_ty,
+                };
+                self.model_call(b, sem, &call, span)
+            }
+            Target::Closure(closure) => {
+                if let ValueKind::Closure(body) = self.value(closure).kind {
+                    let params: Vec<Option<ValueId>> =
+                        lowered.iter().skip(1).map(|a| a.value).collect();
+                    self.lower_pending_closure(body, &params);
+                    self.emit(
+                        b,
+                        Op::Call {
+                            dst: Some(dst),
+                            callee: Callee::Closure(body),
+                            args: params.into_iter().flatten().collect(),
+                        },
+                        span,
+                    );
+                }
+            }
+            Target::Unknown(name) => self.unknown_call(b, &name, &lowered, dst, span),
+        }
+        if let Some(loc) = stored {
+            if let Loc::Memory { base, region } = loc {
+                self.emit(
+                    b,
+                    Op::Write {
+                        value: base,
+                        region,
+                    },
+                    span,
+                );
+            }
+            if self.value(dst).kind.is_memory() {
+                self.emit(
+                    b,
+                    Op::Escape {
+                        value: dst,
+                        how: EscapeKind::Stored,
+                    },
+                    span,
+                );
+            }
+        }
+    }
+
+    /// The function a call runs: a function of this crate, a model, a closure of this
+    /// function, or something unknown, by the item the compiler resolved.
+    fn resolve(&mut self, func: &mir::Operand<'tcx>) -> Target<'tcx> {
+        let tcx = self.tcx;
+        let Some((def_id, generic_args)) = func.const_fn_def() else {
+            return Target::Unknown("a function pointer".into());
+        };
+        let env = self.env;
+        let resolved = if tcx.trait_of_assoc(def_id).is_some() {
+            Instance::try_resolve(tcx, env, def_id, generic_args)
+                .ok()
+                .flatten()
+                .map(|instance| instance.def_id())
+        } else {
+            None
+        };
+        // A closure of this function, called through `Fn*::call*`.
+        if let Some(callee) = resolved {
+            if tcx.is_closure_like(callee) {
+                if let Some(&closure) = self.closure_values.get(&callee) {
+                    return Target::Closure(closure);
+                }
+            }
+        }
+        let item = resolved.unwrap_or(def_id);
+        if let Some(local) = item.as_local() {
+            if let Some(&id) = self.cx.fn_ids.get(&local) {
+                return Target::Local(id);
+            }
+        }
+        if let Some(sem) = self
+            .cx
+            .models
+            .of(tcx, item)
+            .or_else(|| self.cx.models.of(tcx, def_id))
+        {
+            return Target::Model(sem, generic_args);
+        }
+        Target::Unknown(tcx.def_path_str(item))
+    }
+
+    /// `Iterator::next` and `IntoIterator::into_iter`: how `for` loops take their items.
+    fn iterator_protocol(
+        &mut self,
+        b: &BodyCx<'tcx>,
+        func: &mir::Operand<'tcx>,
+        args: &[Arg<'tcx>],
+        dst: ValueId,
+        destination: &mir::Place<'tcx>,
+        span: Span,
+    ) -> bool {
+        let tcx = self.tcx;
+        let Some((def_id, _)) = func.const_fn_def() else {
+            return false;
+        };
+        let Some(trait_id) = tcx.trait_of_assoc(def_id) else {
+            return false;
+        };
+        let name = tcx.item_name(def_id);
+        let is = |diagnostic: &str, method: &str| {
+            tcx.get_diagnostic_item(rustc_span::Symbol::intern(diagnostic)) == Some(trait_id)
+                && name.as_str() == method
+        };
+        let Some(first) = args.first().and_then(|a| a.value) else {
+            return false;
+        };
+        if is("IntoIterator", "into_iter") {
+            self.copy_value(b, dst, first, span);
+            if let Some(info) = self.iters.get(&first).cloned() {
+                self.iters.insert(dst, info);
+            }
+            return true;
+        }
+        if is("Iterator", "next") {
+            self.next_item(b, first, dst, destination.as_local(), span);
+            return true;
+        }
+        false
+    }
+
+    /// A crate-defined `Drop::drop` run on `v`.
+    pub(crate) fn destructor_call(&mut self, b: &BodyCx<'tcx>, id: FnId, v: ValueId, span: Span) {
+        let ty = self
+            .value_types
+            .get(&v)
+            .copied()
+            .unwrap_or(self.tcx.types.unit);
+        let args = [Arg {
+            value: Some(v),
+            ty,
+            moved: false,
+        }];
+        self.local_call(b, id, &args, v, self.tcx.types.unit, span);
+    }
+
+    /// The values holding memory that `v` is or holds: itself, or the fields it was
+    /// built with (a struct passed to a function that frees what it holds).
+    fn memory_parts(&self, v: ValueId) -> Vec<ValueId> {
+        if self.value(v).kind.is_memory() {
+            return vec![v];
+        }
+        let base = self.pointees.get(&v).copied().unwrap_or(v);
+        let mut parts: Vec<(u32, u32, ValueId)> = self
+            .fields
+            .iter()
+            .filter(|((owner, _, _), field)| *owner == base && self.value(**field).kind.is_memory())
+            .map(|((_, var, f), field)| (*var, *f, *field))
+            .collect();
+        parts.sort();
+        parts.into_iter().map(|(_, _, f)| f).collect()
+    }
+
+    fn callee_name(&self, func: &mir::Operand<'tcx>) -> String {
+        match func.const_fn_def() {
+            Some((def_id, _)) => self.tcx.item_name(def_id).to_string(),
+            None => "call".into(),
+        }
+    }
+
+    /// A call to a function of this crate: its summary's effects happen here.
+    fn local_call(
+        &mut self,
+        b: &BodyCx<'tcx>,
+        id: FnId,
+        args: &[Arg<'tcx>],
+        dst: ValueId,
+        dest_ty: Ty<'tcx>,
+        span: Span,
+    ) {
+        self.callees.push(id);
+        let values: Vec<ValueId> = args.iter().filter_map(|a| a.value).collect();
+        self.emit(
+            b,
+            Op::Call {
+                dst: Some(dst),
+                callee: Callee::Local(id),
+                args: values,
+            },
+            span,
+        );
+        let summary = match self.summaries.get(id.0 as usize).and_then(Option::clone) {
+            Some(s) => s,
+            None => match self.cx.annotations.get(id.0 as usize) {
+                Some(a) => tensor_lint_analyzer::summary::FnSummary::from_annotations(a),
+                None => return,
+            },
+        };
+        let callee_name = self.fn_display_name(self.cx.fns[id.0 as usize].to_def_id());
+        let arg = |i: usize| args.get(i).and_then(|a| a.value);
+        let memory = |this: &Self, v: ValueId| this.value(v).kind.is_memory();
+        // A struct argument stands for the memory its fields hold.
+        let parts = |this: &Self, i: usize| -> Vec<ValueId> {
+            arg(i).map(|v| this.memory_parts(v)).unwrap_or_default()
+        };
+        for &i in &summary.reads {
+            for v in parts(self, i) {
+                let region = self.value(v).view.clone();
+                self.emit(b, Op::Read { value: v, region }, span);
+            }
+        }
+        for &i in &summary.writes {
+            for v in parts(self, i) {
+                let region = self.value(v).view.clone();
+                self.emit(b, Op::Write { value: v, region }, span);
+            }
+        }
+        for &i in &summary.inplace {
+            for v in parts(self, i) {
+                let srcs = args
+                    .iter()
+                    .enumerate()
+                    .filter(|(k, _)| *k != i)
+                    .filter_map(|(_, a)| a.value)
+                    .filter(|&s| memory(self, s))
+                    .collect();
+                self.emit(
+                    b,
+                    Op::InPlace {
+                        dst: v,
+                        srcs,
+                        method: callee_name.clone(),
+                    },
+                    span,
+                );
+            }
+        }
+        for &i in &summary.escapes {
+            for v in parts(self, i) {
+                self.emit(
+                    b,
+                    Op::Escape {
+                        value: v,
+                        how: EscapeKind::PassedOn(callee_name.clone()),
+                    },
+                    span,
+                );
+            }
+        }
+        for &i in &summary.frees {
+            for v in parts(self, i) {
+                self.emit(
+                    b,
+                    Op::Release {
+                        value: v,
+                        how: ReleaseKind::Function(callee_name.clone()),
+                    },
+                    span,
+                );
+            }
+        }
+        // An owner moved into the callee is the callee's: it drops or keeps it.
+        for (i, a) in args.iter().enumerate() {
+            if let Some(v) = a.value {
+                if a.moved
+                    && types::owns_memory(self.tcx, a.ty)
+                    && !summary.frees.contains(&i)
+                    && !summary.escapes.contains(&i)
+                    && memory(self, v)
+                {
+                    self.emit(
+                        b,
+                        Op::Escape {
+                            value: v,
+                            how: EscapeKind::PassedOn(callee_name.clone()),
+                        },
+                        span,
+                    );
+                }
+            }
+        }
+        match summary.returns {
+            ReturnSummary::Alloc(released_by) => {
+                self.new_allocation(b, dst, dest_ty, released_by, None, span);
+            }
+            ReturnSummary::ViewOf(i) => {
+                if let Some(src) = arg(i).filter(|&v| memory(self, v)) {
+                    let view = if summary.returns_whole {
+                        self.value(src).view.clone()
+                    } else {
+                        match &summary.returns_offset {
+                            Some(offset) => self.value(src).view.as_ref().map(|v| View {
+                                dims: Vec::new(),
+                                ..shifted(v, offset)
+                            }),
+                            None => None,
+                        }
+                    };
+                    let how = if summary.returns_whole {
+                        ViewOp::Whole
+                    } else {
+                        ViewOp::Opaque(callee_name.clone())
+                    };
+                    self.derive(b, dst, src, how, view, span);
+                }
+            }
+            ReturnSummary::Entry(_) | ReturnSummary::Nothing => {
+                // What the callee built and hands back is the caller's to drop.
+                if types::owns_memory(self.tcx, dest_ty) {
+                    self.new_allocation(b, dst, dest_ty, ReleasedBy::Drop, None, span);
+                    if let Some(root) = self.value(dst).kind.root() {
+                        self.roots[root.0 as usize].origin = RootOrigin::Unknown;
+                    }
+                }
+            }
+        }
+    }
+
+    /// A call nothing is known of: it may keep an owner or raw pointer it is given.
+    fn unknown_call(
+        &mut self,
+        b: &BodyCx<'tcx>,
+        name: &str,
+        args: &[Arg<'tcx>],
+        dst: ValueId,
+        span: Span,
+    ) {
+        let values: Vec<ValueId> = args.iter().filter_map(|a| a.value).collect();
+        self.emit(
+            b,
+            Op::Call {
+                dst: Some(dst),
+                callee: Callee::Unknown(name.to_string()),
+                args: values,
+            },
+            span,
+        );
+        self.pass_on(b, name, args, span);
+        // Closures handed to code this lowering does not follow run there.
+        for a in args {
+            if let Some(ValueKind::Closure(body)) = a.value.map(|v| self.value(v).kind.clone()) {
+                self.lower_pending_closure(body, &[]);
+            }
+        }
+    }
+
+    /// Memory with a release owed (or a raw pointer the caller handed in) given to code
+    /// this function cannot see: that code may keep it.
+    fn pass_on(&mut self, b: &BodyCx<'tcx>, name: &str, args: &[Arg<'tcx>], span: Span) {
+        for a in args {
+            let Some(v) = a.value else { continue };
+            let kind = self.value(v).kind.clone();
+            let Some(root) = kind.root() else { continue };
+            let r = &self.roots[root.0 as usize];
+            let owned = matches!(kind, ValueKind::Root(_) | ValueKind::RawPtr(Some(_)));
+            let obligation = r.released_by.is_owed()
+                || matches!(kind, ValueKind::RawPtr(_)) && matches!(r.origin, RootOrigin::Param(_));
+            if owned && obligation {
+                self.emit(
+                    b,
+                    Op::Escape {
+                        value: v,
+                        how: EscapeKind::PassedOn(name.to_string()),
+                    },
+                    span,
+                );
+            }
+        }
+    }
+
+    /// `dst` is new memory of type `ty` (or of `elems` elements of the type's element),
+    /// released as `released_by`.
+    pub(crate) fn new_allocation(
+        &mut self,
+        b: &BodyCx<'tcx>,
+        dst: ValueId,
+        ty: Ty<'tcx>,
+        released_by: ReleasedBy,
+        shape: Option<Vec<Expr>>,
+        span: Span,
+    ) {
+        let elem = types::element_of(self.tcx, ty).unwrap_or(ty);
+        let name = self
+            .value(dst)
+            .name
+            .clone()
+            .unwrap_or_else(|| "buffer".into());
+        let root = self.new_root(&name, RootOrigin::Alloc, elem, released_by, span);
+        let elem_bytes = self.roots[root.0 as usize].elem_bytes;
+        self.roots[root.0 as usize].shape = shape.clone();
+        let size = shape
+            .as_ref()
+            .map(|s| s.iter().fold(Expr::int(1), |acc, d| &acc * d));
+        self.emit(b, Op::Alloc { dst, root, size }, span);
+        let kind = match self.value(dst).ty {
+            TyClass::RawPtr => ValueKind::RawPtr(Some(root)),
+            _ => ValueKind::Root(root),
+        };
+        let view = shape.map(|s| View::contiguous(root, elem_bytes, s));
+        self.define(dst, kind, view);
+    }
+
+    /// A call to a modelled library function.
+    fn model_call(
+        &mut self,
+        b: &mut BodyCx<'tcx>,
+        sem: Sem,
+        call: &ModelCall<'_, 'tcx>,
+        span: Span,
+    ) {
+        let ModelCall {
+            name,
+            args,
+            generics,
+            dst,
+            dest_ty,
+        } = *call;
+        // A modelled call is what its model says and nothing more: no opaque call that
+        // might keep what it is given.
+        let arg = |i: usize| args.get(i).and_then(|a| a.value);
+        let values: Vec<ValueId> = args.iter().filter_map(|a| a.value).collect();
+        match sem {
+            Sem::Alloc(ctor) => {
+                let shape = match ctor {
+                    Ctor::Len(i) => arg(i).and_then(|v| self.int_of(v)).map(|n| vec![n]),
+                    Ctor::Shape(i) => arg(i).and_then(|v| self.shape_of(v)),
+                    Ctor::Like(i) => {
+                        arg(i).and_then(|v| self.value(v).view.as_ref().map(View::shape))
+                    }
+                    Ctor::Empty => Some(vec![Expr::int(0)]),
+                    Ctor::Literal(_) | Ctor::Unknown => None,
+                };
+                self.new_allocation(b, dst, dest_ty, ReleasedBy::Drop, shape, span);
+            }
+            Sem::RawAlloc => {
+                let layout = arg(0).and_then(|l| self.layouts.get(&l).cloned());
+                let name = self
+                    .value(dst)
+                    .name
+                    .clone()
+                    .unwrap_or_else(|| "block".into());
+                let root = self.new_root(
+                    &name,
+                    RootOrigin::Alloc,
+                    self.tcx.types.u8,
+                    ReleasedBy::Dealloc,
+                    span,
+                );
+                let size = layout.as_ref().map(|(_, count)| count.clone());
+                if let Some((elem_bytes, count)) = layout {
+                    let r = &mut self.roots[root.0 as usize];
+                    r.elem_bytes = elem_bytes;
+                    r.shape = Some(vec![count]);
+                }
+                self.emit(b, Op::Alloc { dst, root, size }, span);
+                let elem_bytes = self.roots[root.0 as usize].elem_bytes;
+                let view = View {
+                    root,
+                    elem_bytes,
+                    offset: Expr::int(0),
+                    dims: Vec::new(),
+                };
+                self.define(dst, ValueKind::RawPtr(Some(root)), Some(view));
+            }
+            Sem::Realloc => {
+                if let Some(p) = arg(0) {
+                    self.emit(
+                        b,
+                        Op::Release {
+                            value: p,
+                            how: ReleaseKind::Dealloc,
+                        },
+                        span,
+                    );
+                }
+                self.new_allocation(b, dst, dest_ty, ReleasedBy::Dealloc, None, span);
+            }
+            Sem::Layout(ctor) => {
+                let elem = match ctor {
+                    LayoutCtor::SizeAlign => Some(1),
+                    _ => generics
+                        .types()
+                        .next()
+                        .and_then(|t| types::size_of(self.tcx, self.env, t)),
+                };
+                let count = match ctor {
+                    LayoutCtor::Array | LayoutCtor::SizeAlign => {
+                        arg(0).and_then(|v| self.int_of(v))
+                    }
+                    LayoutCtor::One => Some(Expr::int(1)),
+                };
+                if let (Some(elem), Some(count)) = (elem.and_then(|e| u32::try_from(e).ok()), count)
+                {
+                    self.layouts.insert(dst, (elem.max(1), count));
+                }
+            }
+            Sem::Release(how, i) => {
+                let Some(v) = arg(i) else { return };
+                match how {
+                    ReleaseHow::Drop => {
+                        let ty = args[i].ty;
+                        self.drop_value(b, v, ty, ReleaseKind::Drop, span);
+                    }
+                    ReleaseHow::BoxFromRaw => {
+                        self.emit(
+                            b,
+                            Op::Release {
+                                value: v,
+                                how: ReleaseKind::BoxFromRaw,
+                            },
+                            span,
+                        );
+                    }
+                    ReleaseHow::Dealloc => self.emit(
+                        b,
+                        Op::Release {
+                            value: v,
+                            how: ReleaseKind::Dealloc,
+                        },
+                        span,
+                    ),
+                    ReleaseHow::DropInPlace | ReleaseHow::Function => self.emit(
+                        b,
+                        Op::Release {
+                            value: v,
+                            how: ReleaseKind::Function(name.to_string()),
+                        },
+                        span,
+                    ),
+                }
+            }
+            Sem::Leak(kind, i) => {
+                let Some(v) = arg(i) else { return };
+                if !self.value(v).kind.is_memory() {
+                    return;
+                }
+                self.emit(
+                    b,
+                    Op::Escape {
+                        value: v,
+                        how: EscapeKind::Leaked {
+                            api: name.to_string(),
+                            kind,
+                        },
+                    },
+                    span,
+                );
+                if kind != LeakKind::Forget {
+                    let view = self.value(v).view.clone();
+                    self.derive(b, dst, v, ViewOp::Whole, view, span);
+                }
+            }
+            Sem::Wrap(WrapKind::Heap) => {
+                let Some(v) = arg(0) else {
+                    self.new_allocation(b, dst, dest_ty, ReleasedBy::Drop, None, span);
+                    return;
+                };
+                let heap_owner = self.value(v).kind.root().is_some_and(|r| {
+                    let root = &self.roots[r.0 as usize];
+                    root.origin != RootOrigin::Static && root.released_by == ReleasedBy::Drop
+                });
+                if heap_owner {
+                    self.copy_value(b, dst, v, span);
+                } else {
+                    let shape = self.value(v).view.as_ref().map(View::shape);
+                    self.new_allocation(b, dst, dest_ty, ReleasedBy::Drop, shape, span);
+                }
+            }
+            Sem::Wrap(WrapKind::ManuallyDrop) => {
+                let Some(v) = arg(0) else { return };
+                if self.value(v).kind.is_memory() {
+                    self.emit(
+                        b,
+                        Op::Escape {
+                            value: v,
+                            how: EscapeKind::Leaked {
+                                api: name.to_string(),
+                                kind: LeakKind::Forget,
+                            },
+                        },
+                        span,
+                    );
+                    let view = self.value(v).view.clone();
+                    self.derive(b, dst, v, ViewOp::Whole, view, span);
+                }
+            }
+            Sem::Wrap(WrapKind::Pin) | Sem::Transparent => {
+                if let Some(v) = arg(0) {
+                    self.copy_value(b, dst, v, span);
+                }
+            }
+            Sem::View(kind) => self.view_call(b, kind, args, dst, span),
+            Sem::RawPtr => {
+                if let Some(src) = arg(0) {
+                    let view = self.value(src).view.as_ref().map(|v| View {
+                        dims: Vec::new(),
+                        ..v.clone()
+                    });
+                    self.derive(b, dst, src, ViewOp::Whole, view, span);
+                }
+            }
+            Sem::PtrStep(sign) => {
+                let (Some(p), n) = (arg(0), arg(1).and_then(|v| self.int_of(v))) else {
+                    return;
+                };
+                match n {
+                    Some(n) => {
+                        let n = if sign < 0 { &Expr::int(0) - &n } else { n };
+                        let view = self.value(p).view.as_ref().map(|v| shifted(v, &n));
+                        self.derive(b, dst, p, ViewOp::Offset(n), view, span);
+                    }
+                    None => self.derive(b, dst, p, ViewOp::Opaque(name.to_string()), None, span),
+                }
+            }
+            Sem::FromRawParts => {
+                let (Some(p), len) = (arg(0), arg(1).and_then(|v| self.int_of(v))) else {
+                    return;
+                };
+                let view = match (&len, self.value(p).view.as_ref()) {
+                    (Some(len), Some(v)) => Some(with_len(v, len.clone())),
+                    _ => None,
+                };
+                let shape = len.into_iter().collect();
+                self.derive(
+                    b,
+                    dst,
+                    p,
+                    ViewOp::FromRaw {
+                        shape,
+                        strides: None,
+                    },
+                    view.clone(),
+                    span,
+                );
+                if matches!(dest_ty.kind(), ty::Ref(_, _, ty::Mutability::Mut)) {
+                    self.emit(
+                        b,
+                        Op::Claim {
+                            value: dst,
+                            region: view,
+                        },
+                        span,
+                    );
+                }
+            }
+            Sem::FromShapePtr => {
+                let (Some(shape_v), Some(p)) = (arg(0), arg(1)) else {
+                    return;
+                };
+                let shape = self.shape_of(shape_v);
+                let view = match (&shape, self.value(p).view.as_ref()) {
+                    (Some(shape), Some(v)) => {
+                        let mut c = View::contiguous(v.root, v.elem_bytes, shape.clone());
+                        c.offset = v.offset.clone();
+                        Some(c)
+                    }
+                    _ => None,
+                };
+                self.derive(
+                    b,
+                    dst,
+                    p,
+                    ViewOp::FromRaw {
+                        shape: shape.unwrap_or_default(),
+                        strides: None,
+                    },
+                    view,
+                    span,
+                );
+            }
+            Sem::PtrRead => {
+                if let Some(p) = arg(0) {
+                    let region = self.value(p).view.clone();
+                    self.emit(b, Op::Read { value: p, region }, span);
+                }
+            }
+            Sem::PtrWrite => {
+                if let Some(p) = arg(0) {
+                    let region = self.value(p).view.clone();
+                    self.emit(b, Op::Write { value: p, region }, span);
+                }
+                if let Some(v) = arg(1) {
+                    if self.value(v).kind.is_memory() && args[1].moved {
+                        self.emit(
+                            b,
+                            Op::Escape {
+                                value: v,
+                                how: EscapeKind::Stored,
+                            },
+                            span,
+                        );
+                    }
+                }
+            }
+            Sem::Overwrite(i) | Sem::WriteArg(i) => {
+                for (k, a) in args.iter().enumerate() {
+                    let Some(v) = a.value.filter(|&v| self.value(v).kind.is_memory()) else {
+                        continue;
+                    };
+                    let region = self.value(v).view.clone();
+                    if k == i {
+                        self.emit(b, Op::Write { value: v, region }, span);
+                    } else {
+                        self.emit(b, Op::Read { value: v, region }, span);
+                    }
+                }
+            }
+            Sem::ReadArg(i) => {
+                if let Some(v) = arg(i).filter(|&v| self.value(v).kind.is_memory()) {
+                    let region = self.value(v).view.clone();
+                    self.emit(b, Op::Read { value: v, region }, span);
+                }
+            }
+            Sem::Read => {
+                if let Some(v) = arg(0).filter(|&v| self.value(v).kind.is_memory()) {
+                    let region = self.value(v).view.clone();
+                    self.emit(b, Op::Read { value: v, region }, span);
+                }
+            }
+            Sem::InPlace(i) => {
+                if let Some(v) = arg(i).filter(|&v| self.value(v).kind.is_memory()) {
+                    let srcs = values
+                        .iter()
+                        .copied()
+                        .filter(|&s| s != v && self.value(s).kind.is_memory())
+                        .collect();
+                    self.emit(
+                        b,
+                        Op::InPlace {
+                            dst: v,
+                            srcs,
+                            method: name.to_string(),
+                        },
+                        span,
+                    );
+                }
+            }
+            Sem::StoreArg(i) => {
+                if let Some(v) = arg(i).filter(|&v| self.value(v).kind.is_memory()) {
+                    self.emit(
+                        b,
+                        Op::Escape {
+                            value: v,
+                            how: EscapeKind::Stored,
+                        },
+                        span,
+                    );
+                }
+            }
+            Sem::Metadata(meta) => {
+                let Some(v) = arg(0) else { return };
+                let view = self.value(v).view.clone();
+                let int = match (meta, view) {
+                    (Meta::Count, _) => self.length_of(v),
+                    (Meta::Rows, Some(view)) => view.dims.first().map(|d| d.len.clone()),
+                    (Meta::Cols, Some(view)) => view.dims.get(1).map(|d| d.len.clone()),
+                    _ => None,
+                };
+                self.value_mut(dst).int = int;
+            }
+            Sem::TakeOut => {
+                // The old value moves out into a new owner; another value stays behind.
+                if types::owns_memory(self.tcx, dest_ty) {
+                    self.new_allocation(b, dst, dest_ty, ReleasedBy::Drop, None, span);
+                }
+            }
+            Sem::NullTest => {
+                if let Some(p) = arg(0) {
+                    self.null_tests.insert(dst, p);
+                }
+            }
+            Sem::Join | Sem::Scope | Sem::Spawn | Sem::ThreadSpawn | Sem::Par(_) => {
+                self.parallel_call(b, sem, args, dst, span)
+            }
+            _ => self.pass_on(b, name, args, span),
+        }
+    }
+
+    /// The views a modelled view method returns.
+    fn view_call(
+        &mut self,
+        b: &BodyCx<'tcx>,
+        kind: ViewKind,
+        args: &[Arg<'tcx>],
+        dst: ValueId,
+        span: Span,
+    ) {
+        let Some(src) = args.first().and_then(|a| a.value) else {
+            return;
+        };
+        if !self.value(src).kind.is_memory() {
+            return;
+        }
+        let int_arg = |this: &Self, i: usize| {
+            args.get(i)
+                .and_then(|a| a.value)
+                .and_then(|v| this.int_of(v))
+        };
+        let view = self.value(src).view.clone();
+        match kind {
+            ViewKind::SplitAt => {
+                let Some(at) = int_arg(self, 1) else {
+                    self.derive(b, dst, src, ViewOp::Opaque("split_at".into()), None, span);
+                    return;
+                };
+                let len = view
+                    .as_ref()
+                    .and_then(|v| v.dims.first())
+                    .map(|d| d.len.clone());
+                for (k, second) in [(0u32, false), (1, true)] {
+                    let class = self.value(dst).ty;
+                    let part = self.new_value(None, ValueKind::Unknown, class, span);
+                    let part_view = match (&view, &len) {
+                        (Some(v), Some(len)) if second => sub_range(v, &at, len),
+                        (Some(v), _) if !second => sub_range(v, &Expr::int(0), &at),
+                        _ => None,
+                    };
+                    self.derive(
+                        b,
+                        part,
+                        src,
+                        ViewOp::Split {
+                            axis: 0,
+                            at: at.clone(),
+                            second,
+                        },
+                        part_view,
+                        span,
+                    );
+                    self.fields.insert((dst, 0, k), part);
+                }
+            }
+            ViewKind::Chunks | ViewKind::AxisIter => {
+                let chunk = match kind {
+                    ViewKind::Chunks => int_arg(self, 1),
+                    _ => Some(Expr::int(1)),
+                };
+                self.derive(b, dst, src, ViewOp::Whole, view, span);
+                self.iters.insert(
+                    dst,
+                    super::closures::IterInfo {
+                        source: src,
+                        chunk: chunk.filter(|_| kind == ViewKind::Chunks),
+                        parallel: false,
+                        enumerate: false,
+                    },
+                );
+            }
+            _ => self.derive(b, dst, src, ViewOp::Whole, view, span),
+        }
+    }
+
+    /// The shape a value describes: an integer, or a tuple or array of integers.
+    pub(crate) fn shape_of(&self, v: ValueId) -> Option<Vec<Expr>> {
+        if let Some(n) = self.int_of(v) {
+            return Some(vec![n]);
+        }
+        let mut dims = Vec::new();
+        for k in 0.. {
+            match self.fields.get(&(v, 0, k)) {
+                Some(&d) => dims.push(self.int_of(d)?),
+                None => break,
+            }
+        }
+        (!dims.is_empty()).then_some(dims)
+    }
+}
+
+/// A call to a modelled function, as [`FnLowerer::model_call`] reads it.
+struct ModelCall<'c, 'tcx> {
+    name: &'c str,
+    args: &'c [Arg<'tcx>],
+    generics: ty::GenericArgsRef<'tcx>,
+    dst: ValueId,
+    dest_ty: Ty<'tcx>,
+}

@@ -1,0 +1,525 @@
+//! Closures and the parallel regions they run in.
+//!
+//! A closure's body is lowered once it is known how it runs: when a modelled call
+//! hands it to rayon or a thread (its parameters are then the scope handle or the item
+//! of the iteration), when the function calls it, or, for a closure handed to code this
+//! lowering does not follow, at the end of the function. Until then its body is a
+//! reserved slot and its value says which.
+//!
+//! Loops are found in the MIR's control flow (natural loops of back edges); a loop that
+//! takes its items from `Iterator::next` of a range or of a modelled iterator names
+//! its item after the variable it is bound to, with the range it walks.
+
+use rustc_data_structures::fx::FxHashMap;
+use rustc_hir::def_id::LocalDefId;
+use rustc_middle::mir::{self, BasicBlock};
+
+use tensor_lint_analyzer::ir::{
+    Body, BodyId, BodyKind, Iteration, Op, ParallelKind, ParallelRegion, Task, TyClass, ValueId,
+    ValueKind, ViewOp,
+};
+use tensor_lint_analyzer::models::{Adapter, ParKind, Sem};
+use tensor_lint_analyzer::oracle::{Dim, Expr, View};
+use tensor_lint_analyzer::source::Span;
+
+use super::calls::Arg;
+use super::places::element;
+use super::{BodyCx, FnLowerer};
+
+/// How an iterator value walks memory.
+#[derive(Clone, Debug)]
+pub(crate) struct IterInfo {
+    /// The memory iterated.
+    pub source: ValueId,
+    /// Items are chunks of this many elements; `None` for single elements.
+    pub chunk: Option<Expr>,
+    pub parallel: bool,
+    pub enumerate: bool,
+}
+
+/// A closure whose body is not lowered yet.
+pub(crate) struct PendingClosure {
+    def: LocalDefId,
+    parent: BodyId,
+    captures: Vec<ValueId>,
+}
+
+/// A natural loop of one MIR body: its header and the blocks inside.
+pub(crate) struct NaturalLoop {
+    pub header: BasicBlock,
+    pub blocks: Vec<bool>,
+}
+
+impl<'tcx> FnLowerer<'_, 'tcx> {
+    /// Reserves the body of a closure made at this point of body `b`.
+    pub(crate) fn closure(
+        &mut self,
+        b: &BodyCx<'tcx>,
+        def: LocalDefId,
+        captures: Vec<ValueId>,
+        span: Span,
+    ) -> BodyId {
+        let id = BodyId(self.bodies.len() as u32);
+        self.bodies.push(Body {
+            kind: BodyKind::Closure {
+                parent: b.id,
+                captures: captures.clone(),
+            },
+            no_grad: false,
+            params: Vec::new(),
+            blocks: Vec::new(),
+            span,
+        });
+        self.pending.insert(
+            id,
+            PendingClosure {
+                def,
+                parent: b.id,
+                captures,
+            },
+        );
+        id
+    }
+
+    /// Lowers a reserved closure body, its parameters (after the closure itself) bound
+    /// to `params`; nothing when it is lowered already.
+    pub(crate) fn lower_pending_closure(&mut self, body: BodyId, params: &[Option<ValueId>]) {
+        let Some(pending) = self.pending.remove(&body) else {
+            return;
+        };
+        let mir = self.tcx.optimized_mir(pending.def.to_def_id());
+        if mir.tainted_by_errors.is_some() {
+            return;
+        }
+        let kind = BodyKind::Closure {
+            parent: pending.parent,
+            captures: pending.captures.clone(),
+        };
+        self.lower_body_into(body, mir, kind, pending.captures, params);
+    }
+
+    /// Lowers every closure still reserved (handed to code this lowering does not
+    /// follow): they run somewhere, with parameters nothing is known of.
+    pub(crate) fn lower_remaining_closures(&mut self) {
+        while let Some(&body) = self.pending.keys().min() {
+            self.lower_pending_closure(body, &[]);
+        }
+    }
+
+    /// `rayon::join`, scopes and their spawns, `thread::spawn`, parallel iterators.
+    pub(crate) fn parallel_call(
+        &mut self,
+        b: &mut BodyCx<'tcx>,
+        sem: Sem,
+        args: &[Arg<'tcx>],
+        dst: ValueId,
+        span: Span,
+    ) {
+        let closure_body = |this: &Self, i: usize| match args
+            .get(i)
+            .and_then(|a| a.value)
+            .map(|v| &this.value(v).kind)
+        {
+            Some(ValueKind::Closure(body)) => Some(*body),
+            _ => None,
+        };
+        match sem {
+            Sem::Join => {
+                let mut tasks = Vec::new();
+                for i in 0..2 {
+                    if let Some(body) = closure_body(self, i) {
+                        self.lower_pending_closure(body, &[]);
+                        tasks.push(Task {
+                            body,
+                            iteration: None,
+                            span: self.bodies[body.0 as usize].span,
+                        });
+                    }
+                }
+                self.emit(
+                    b,
+                    Op::Parallel(ParallelRegion {
+                        kind: ParallelKind::Join,
+                        tasks,
+                    }),
+                    span,
+                );
+            }
+            Sem::Scope => {
+                let Some(body) = closure_body(self, 0) else {
+                    return;
+                };
+                let handle = self.new_value(
+                    Some("scope".into()),
+                    ValueKind::ScopeHandle,
+                    TyClass::Unknown,
+                    span,
+                );
+                self.lower_pending_closure(body, &[Some(handle)]);
+                let mut tasks = vec![Task {
+                    body,
+                    iteration: None,
+                    span,
+                }];
+                tasks.extend(self.spawned_in(body));
+                self.emit(
+                    b,
+                    Op::Parallel(ParallelRegion {
+                        kind: ParallelKind::Scope,
+                        tasks,
+                    }),
+                    span,
+                );
+            }
+            Sem::Spawn => {
+                let (Some(scope), Some(body)) =
+                    (args.first().and_then(|a| a.value), closure_body(self, 1))
+                else {
+                    return;
+                };
+                let handle = self.new_value(
+                    Some("scope".into()),
+                    ValueKind::ScopeHandle,
+                    TyClass::Unknown,
+                    span,
+                );
+                self.lower_pending_closure(body, &[Some(handle)]);
+                let iteration = self.enclosing_iteration(b);
+                self.emit(
+                    b,
+                    Op::Spawn {
+                        scope,
+                        task: Task {
+                            body,
+                            iteration,
+                            span,
+                        },
+                    },
+                    span,
+                );
+            }
+            Sem::ThreadSpawn => {
+                let Some(body) = closure_body(self, 0) else {
+                    return;
+                };
+                self.lower_pending_closure(body, &[]);
+                let iteration = self.enclosing_iteration(b);
+                self.emit(
+                    b,
+                    Op::Parallel(ParallelRegion {
+                        kind: ParallelKind::ThreadSpawn,
+                        tasks: vec![Task {
+                            body,
+                            iteration,
+                            span,
+                        }],
+                    }),
+                    span,
+                );
+            }
+            Sem::Par(ParKind::Elements | ParKind::Chunks) => {
+                let Some(src) = args.first().and_then(|a| a.value) else {
+                    return;
+                };
+                if !self.value(src).kind.is_memory() {
+                    return;
+                }
+                let chunk = match sem {
+                    Sem::Par(ParKind::Chunks) => args
+                        .get(1)
+                        .and_then(|a| a.value)
+                        .and_then(|v| self.int_of(v)),
+                    _ => None,
+                };
+                let view = self.value(src).view.clone();
+                self.derive(b, dst, src, ViewOp::Whole, view, span);
+                self.iters.insert(
+                    dst,
+                    IterInfo {
+                        source: src,
+                        chunk,
+                        parallel: true,
+                        enumerate: false,
+                    },
+                );
+            }
+            Sem::Par(ParKind::Adapter(adapter)) => {
+                let Some(src) = args.first().and_then(|a| a.value) else {
+                    return;
+                };
+                self.copy_value(b, dst, src, span);
+                if let Some(mut info) = self.iters.get(&src).cloned() {
+                    if adapter == Adapter::Enumerate {
+                        info.enumerate = true;
+                    }
+                    self.iters.insert(dst, info);
+                }
+            }
+            Sem::Par(ParKind::Consume) => {
+                let (Some(iter), Some(body)) =
+                    (args.first().and_then(|a| a.value), closure_body(self, 1))
+                else {
+                    return;
+                };
+                let Some(info) = self.iters.get(&iter).cloned() else {
+                    self.lower_pending_closure(body, &[]);
+                    return;
+                };
+                let symbol = self.symbol("it");
+                let (item, count) = self.iteration_item(b, &info, &symbol, span);
+                self.lower_pending_closure(body, &[Some(item)]);
+                let value = self.bodies[body.0 as usize].params.first().copied();
+                let iteration = Iteration {
+                    symbol,
+                    lo: Expr::int(0),
+                    hi: count,
+                    value,
+                };
+                self.emit(
+                    b,
+                    Op::Parallel(ParallelRegion {
+                        kind: ParallelKind::ParIter,
+                        tasks: vec![Task {
+                            body,
+                            iteration: Some(iteration),
+                            span,
+                        }],
+                    }),
+                    span,
+                );
+            }
+            _ => {}
+        }
+    }
+
+    /// The item of iteration `symbol` over `info`, and how many items there are.
+    pub(crate) fn iteration_item(
+        &mut self,
+        b: &BodyCx<'tcx>,
+        info: &IterInfo,
+        symbol: &str,
+        span: Span,
+    ) -> (ValueId, Expr) {
+        let src = info.source;
+        let index = Expr::sym(symbol);
+        let source_view = self.value(src).view.clone();
+        let len = self
+            .length_of(src)
+            .unwrap_or_else(|| Expr::sym(&format!("{}.len", self.display_name(src))));
+        let (view, count) = match &info.chunk {
+            Some(n) => {
+                let count = (&(&len + n) - &Expr::int(1)).div_floor(n.clone());
+                let view = source_view.and_then(|v| {
+                    let first = v.dims.first()?;
+                    Some(View {
+                        root: v.root,
+                        elem_bytes: v.elem_bytes,
+                        offset: &v.offset + &(&(&index * n) * &first.stride),
+                        dims: vec![Dim {
+                            len: n.clone(),
+                            stride: first.stride.clone(),
+                        }],
+                    })
+                });
+                (view, count)
+            }
+            None => (source_view.and_then(|v| element(&v, &index)), len),
+        };
+        let class = self.value(src).ty;
+        let item = self.new_value(None, ValueKind::Unknown, class, span);
+        self.derive(
+            b,
+            item,
+            src,
+            ViewOp::Iter {
+                axis: 0,
+                chunk: info.chunk.clone(),
+                index: index.clone(),
+            },
+            view,
+            span,
+        );
+        if !info.enumerate {
+            return (item, count);
+        }
+        let position = self.new_value(None, ValueKind::Scalar, TyClass::Scalar, span);
+        self.value_mut(position).int = Some(index);
+        let pair = self.new_value(None, ValueKind::Unknown, TyClass::Unknown, span);
+        self.fields.insert((pair, 0, 0), position);
+        self.fields.insert((pair, 0, 1), item);
+        (pair, count)
+    }
+
+    /// The tasks spawned on a scope handle in `body` and the closures it runs, outside
+    /// scopes of their own.
+    fn spawned_in(&self, body: BodyId) -> Vec<Task> {
+        let mut out = Vec::new();
+        let mut work = vec![body];
+        while let Some(at) = work.pop() {
+            for block in &self.bodies[at.0 as usize].blocks {
+                for stmt in &block.stmts {
+                    match &stmt.op {
+                        Op::Spawn { task, .. } => out.push(task.clone()),
+                        Op::Call {
+                            callee: tensor_lint_analyzer::ir::Callee::Closure(inner),
+                            ..
+                        } => work.push(*inner),
+                        _ => {}
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// A task spawned inside a loop runs once per round: the loop's range when it walks
+    /// one, otherwise as many rounds as the loop makes.
+    fn enclosing_iteration(&mut self, b: &BodyCx<'tcx>) -> Option<Iteration> {
+        let here = BasicBlock::from_u32(b.cur.0);
+        let innermost = b
+            .loops
+            .iter()
+            .filter(|l| l.blocks.get(here.as_usize()).copied().unwrap_or(false))
+            .min_by_key(|l| l.blocks.iter().filter(|x| **x).count())?;
+        if let Some(it) = self.loop_iterations.get(&(b.id, innermost.header)) {
+            return Some(it.clone());
+        }
+        let round = self.symbol("round");
+        let rounds = self.symbol("rounds");
+        Some(Iteration {
+            symbol: round,
+            lo: Expr::int(0),
+            hi: Expr::sym(&rounds),
+            value: None,
+        })
+    }
+
+    /// `Iterator::next(&mut it)` of a range or of a modelled iterator, its result
+    /// in `dst` (local `dst_local` of body `b`): the `Some` holds the loop's item.
+    pub(crate) fn next_item(
+        &mut self,
+        b: &BodyCx<'tcx>,
+        iter_ref: ValueId,
+        dst: ValueId,
+        dst_local: Option<mir::Local>,
+        span: Span,
+    ) {
+        let iter = self.pointees.get(&iter_ref).copied().unwrap_or(iter_ref);
+        let name = dst_local
+            .and_then(|l| loop_variable_name(b.mir, l))
+            .unwrap_or_else(|| "it".to_string());
+        let range = self.ranges.get(&iter).cloned();
+        let info = self.iters.get(&iter).cloned();
+        let (item, lo, hi, symbol) = if let Some((lo, hi)) = range {
+            let symbol = self.symbol(&name);
+            let item = self.new_value(Some(name.clone()), ValueKind::Scalar, TyClass::Scalar, span);
+            self.value_mut(item).int = Some(Expr::sym(&symbol));
+            self.loop_starts.push((symbol.clone(), lo.clone()));
+            (item, lo, hi, symbol)
+        } else if let Some(info) = info.filter(|i| !i.parallel) {
+            let symbol = self.symbol(&name);
+            let (item, count) = self.iteration_item(b, &info, &symbol, span);
+            (item, Expr::int(0), count, symbol)
+        } else {
+            return;
+        };
+        // `Some` is variant 1 of `Option`.
+        self.fields.insert((dst, 1, 0), item);
+        let iteration = Iteration {
+            symbol,
+            lo,
+            hi,
+            value: Some(item),
+        };
+        self.loop_ranges.push((b.id, iteration.clone()));
+        let here = BasicBlock::from_u32(b.cur.0);
+        if let Some(l) = b
+            .loops
+            .iter()
+            .filter(|l| l.blocks.get(here.as_usize()).copied().unwrap_or(false))
+            .min_by_key(|l| l.blocks.iter().filter(|x| **x).count())
+        {
+            self.loop_iterations.insert((b.id, l.header), iteration);
+        }
+    }
+
+    /// A name to show for a value in symbols.
+    pub(crate) fn display_name(&self, v: ValueId) -> String {
+        self.value(v)
+            .name
+            .clone()
+            .unwrap_or_else(|| format!("v{}", v.0))
+    }
+}
+
+/// The variable a `for` loop binds its item to: the local the `Some` payload of
+/// `option` is copied into, when it is a named variable.
+fn loop_variable_name(mir: &mir::Body<'_>, option: mir::Local) -> Option<String> {
+    let mut names: FxHashMap<mir::Local, String> = FxHashMap::default();
+    for info in &mir.var_debug_info {
+        if let mir::VarDebugInfoContents::Place(place) = &info.value {
+            if place.projection.is_empty() {
+                names.insert(place.local, info.name.to_string());
+            }
+        }
+    }
+    for data in mir.basic_blocks.iter() {
+        for stmt in &data.statements {
+            let mir::StatementKind::Assign(assign) = &stmt.kind else {
+                continue;
+            };
+            let (lhs, rhs) = &**assign;
+            let mir::Rvalue::Use(mir::Operand::Copy(src) | mir::Operand::Move(src), _) = rhs else {
+                continue;
+            };
+            if src.local == option
+                && matches!(
+                    src.projection.as_slice(),
+                    [mir::PlaceElem::Downcast(_, _), mir::PlaceElem::Field(..)]
+                )
+                && lhs.projection.is_empty()
+            {
+                if let Some(name) = names.get(&lhs.local) {
+                    return Some(name.clone());
+                }
+            }
+        }
+    }
+    None
+}
+
+/// The natural loops of `mir`, one per back edge (an edge to a block that dominates
+/// its source), cleanup blocks left out.
+pub(crate) fn natural_loops(mir: &mir::Body<'_>) -> Vec<NaturalLoop> {
+    let blocks = &mir.basic_blocks;
+    let dominators = blocks.dominators();
+    let preds = blocks.predecessors();
+    let mut out = Vec::new();
+    for (bb, data) in blocks.iter_enumerated() {
+        let Some(term) = &data.terminator else {
+            continue;
+        };
+        if data.is_cleanup || !dominators.is_reachable(bb) {
+            continue;
+        }
+        for header in term.successors() {
+            if !dominators.dominates(header, bb) {
+                continue;
+            }
+            let mut inside = vec![false; blocks.len()];
+            inside[header.as_usize()] = true;
+            let mut work = vec![bb];
+            while let Some(x) = work.pop() {
+                if std::mem::replace(&mut inside[x.as_usize()], true) {
+                    continue;
+                }
+                work.extend(preds[x].iter().copied());
+            }
+            out.push(NaturalLoop {
+                header,
+                blocks: inside,
+            });
+        }
+    }
+    out
+}

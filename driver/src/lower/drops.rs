@@ -1,0 +1,99 @@
+//! Drops: the compiler says where every value is dropped (at the end of its scope, on
+//! assignment over it, by `drop(x)`), after elaboration has removed the drops of moved
+//! values. A dropped owner releases its memory; a struct of the crate runs its `Drop`
+//! (through the summary of its `drop`) and then drops the fields it was built with.
+
+use rustc_middle::mir;
+use rustc_middle::ty::{self, Ty};
+
+use tensor_lint_analyzer::ir::{Op, ReleaseKind, ValueId};
+use tensor_lint_analyzer::source::Span;
+
+use super::places::Loc;
+use super::types;
+use super::{BodyCx, FnLowerer};
+
+/// How deep a drop follows fields of fields.
+const MAX_FIELD_DEPTH: u32 = 4;
+
+impl<'tcx> FnLowerer<'_, 'tcx> {
+    /// The `Drop` terminator of `place`.
+    pub(crate) fn drop_place(
+        &mut self,
+        b: &mut BodyCx<'tcx>,
+        place: &mir::Place<'tcx>,
+        span: Span,
+    ) {
+        let ty = place.ty(b.mir, self.tcx).ty;
+        if let Loc::Value(v) = self.place(b, place, span) {
+            self.drop_value(b, v, ty, ReleaseKind::ScopeEnd, span);
+        }
+    }
+
+    /// Drops value `v` of type `ty`.
+    pub(crate) fn drop_value(
+        &mut self,
+        b: &mut BodyCx<'tcx>,
+        v: ValueId,
+        ty: Ty<'tcx>,
+        how: ReleaseKind,
+        span: Span,
+    ) {
+        self.drop_value_at(b, v, ty, how, span, 0);
+    }
+
+    fn drop_value_at(
+        &mut self,
+        b: &mut BodyCx<'tcx>,
+        v: ValueId,
+        ty: Ty<'tcx>,
+        how: ReleaseKind,
+        span: Span,
+        depth: u32,
+    ) {
+        if depth > MAX_FIELD_DEPTH {
+            return;
+        }
+        if types::owns_memory(self.tcx, ty) {
+            if self.value(v).kind.is_memory() {
+                self.emit(b, Op::Release { value: v, how }, span);
+            }
+            return;
+        }
+        let ty::Adt(adt, _) = ty.kind() else {
+            if let ty::Tuple(parts) = ty.kind() {
+                for (k, part) in parts.iter().enumerate() {
+                    if let Some(&f) = self.fields.get(&(v, 0, k as u32)) {
+                        self.drop_value_at(b, f, part, how.clone(), span, depth + 1);
+                    }
+                }
+            }
+            return;
+        };
+        // The type's own `Drop`, when the crate wrote it: its summary says what it
+        // releases of the value's fields.
+        if let Some(destructor) = self.tcx.adt_destructor(adt.did()) {
+            if let Some(local) = destructor.did.as_local() {
+                if let Some(&id) = self.cx.fn_ids.get(&local) {
+                    self.destructor_call(b, id, v, span);
+                }
+            }
+        }
+        // Then the fields, in declaration order.
+        let variant = 0u32;
+        let field_tys: Vec<Ty<'tcx>> = match ty.kind() {
+            ty::Adt(adt, args) if adt.is_struct() => adt
+                .non_enum_variant()
+                .fields
+                .iter()
+                .map(|f| f.ty(self.tcx, args).skip_normalization())
+                .collect(),
+            _ => Vec::new(),
+        };
+        for (k, field_ty) in field_tys.into_iter().enumerate() {
+            if let Some(&f) = self.fields.get(&(v, variant, k as u32)) {
+                self.drop_value_at(b, f, field_ty, how.clone(), span, depth + 1);
+            }
+        }
+    }
+}

@@ -1,0 +1,796 @@
+//! Lowering: one function's MIR, and the MIR of the closures it makes, to its
+//! [`FnIr`].
+//!
+//! A MIR basic block becomes the IR block of the same index and each MIR local one IR
+//! value, shared by the function and its closures ([`FnIr`]'s values are one table): a
+//! closure's body reads what it captured through the values the closure was built
+//! from. Cleanup blocks (the unwinding paths) are lowered as unreachable for now. The
+//! work is split by what is lowered:
+//! - [`places`]: places and projections, fields, what a reference points at;
+//! - [`rvalues`]: assignments, borrows, casts and integer arithmetic;
+//! - [`calls`]: calls resolved to crate functions (through their summaries) and to the
+//!   model table;
+//! - [`drops`]: drops at scope ends and on assignment, with their drop flags;
+//! - [`closures`]: closure bodies and the parallel regions they run in;
+//! - [`types`]: what a compiler type says about memory.
+
+mod calls;
+mod closures;
+mod drops;
+mod places;
+mod rvalues;
+pub(crate) mod types;
+
+use rustc_data_structures::fx::{FxHashMap, FxHashSet};
+use rustc_hir::def_id::{DefId, LocalDefId};
+use rustc_middle::mir::{self, BasicBlock, Local, TerminatorKind};
+use rustc_middle::ty::{Ty, TyCtxt, TypingEnv};
+
+use tensor_lint_analyzer::ir::{
+    Annotations, Block, BlockId, Body, BodyId, BodyKind, FnId, FnIr, Iteration, Op, ReleasedBy,
+    ReturnKind, Root, RootId, RootOrigin, Stmt, Terminator, TyClass, Value, ValueId, ValueKind,
+};
+use tensor_lint_analyzer::oracle::{Dim, Expr, View};
+use tensor_lint_analyzer::source::Span;
+use tensor_lint_analyzer::summary::FnSummary;
+
+use crate::files::Files;
+use crate::models::Models;
+
+/// Most MIR statements lowered in one function (its closures included); a generated
+/// monster beyond it is truncated.
+const MAX_STMTS: usize = 400_000;
+
+/// What lowering any function of the crate may consult.
+pub(crate) struct CrateCx<'a, 'tcx> {
+    pub tcx: TyCtxt<'tcx>,
+    pub files: &'a Files,
+    pub models: &'a Models,
+    /// The crate's functions, by [`FnId`].
+    pub fns: &'a [LocalDefId],
+    pub fn_ids: &'a FxHashMap<LocalDefId, FnId>,
+    pub annotations: &'a [Annotations],
+}
+
+/// The lowering of one function with its closures.
+pub(crate) struct FnLowerer<'a, 'tcx> {
+    cx: &'a CrateCx<'a, 'tcx>,
+    tcx: TyCtxt<'tcx>,
+    summaries: &'a [Option<FnSummary>],
+    id: FnId,
+    def: LocalDefId,
+    env: TypingEnv<'tcx>,
+    span: Span,
+    values: Vec<Value>,
+    roots: Vec<Root>,
+    bodies: Vec<Body>,
+    callees: Vec<FnId>,
+    /// The value each field of a value holds (`(base, variant, field)`): what an
+    /// aggregate was built from, or the memory a parameter's field reaches.
+    fields: FxHashMap<(ValueId, u32, u32), ValueId>,
+    /// The value a reference or pointer points at, when it is a whole value of this
+    /// function rather than memory (`&local_struct`, `&mut self`).
+    pointees: FxHashMap<ValueId, ValueId>,
+    /// `lo..hi` of integer ranges (`Range` values and the iterators made from them).
+    ranges: FxHashMap<ValueId, (Expr, Expr)>,
+    /// How iterator values walk memory.
+    iters: FxHashMap<ValueId, closures::IterInfo>,
+    /// Values that are a parameter's struct, or a field of one, by parameter index.
+    param_structs: FxHashMap<ValueId, usize>,
+    /// The compiler's type of each value that has one.
+    value_types: FxHashMap<ValueId, Ty<'tcx>>,
+    /// Values defined once already (a second definition is a reassignment).
+    defined: FxHashSet<ValueId>,
+    /// `Layout` values: element size and element count.
+    layouts: FxHashMap<ValueId, (u32, Expr)>,
+    /// Closure bodies reserved and not lowered yet.
+    pending: FxHashMap<BodyId, closures::PendingClosure>,
+    /// The value of each closure this function made, by the closure's item.
+    closure_values: FxHashMap<DefId, ValueId>,
+    /// The iteration of each loop that walks a range or an iterator, by its header.
+    loop_iterations: FxHashMap<(BodyId, BasicBlock), Iteration>,
+    /// Ops to put at the start of a block lowered later (what a branch says on a side).
+    prologues: FxHashMap<(BodyId, BlockId), Vec<(Op, Span)>>,
+    /// `p.is_null()` results, with the pointer tested.
+    null_tests: FxHashMap<ValueId, ValueId>,
+    /// How each block that jumps somewhere would return, were its jump the return.
+    exits: FxHashMap<(BodyId, BlockId), (ReturnKind, Span)>,
+    loop_ranges: Vec<(BodyId, Iteration)>,
+    loop_starts: Vec<(String, Expr)>,
+    compared: Vec<(Expr, Expr)>,
+    /// Symbols handed out, by base name, to keep them unique.
+    symbols: FxHashMap<String, u32>,
+    stmts: usize,
+    truncated: bool,
+}
+
+/// The state of one MIR body being lowered into one IR body.
+pub(crate) struct BodyCx<'tcx> {
+    mir: &'tcx mir::Body<'tcx>,
+    id: BodyId,
+    /// The value of each MIR local.
+    locals: Vec<ValueId>,
+    /// For a closure: the value each captured variable was built from, by upvar index.
+    upvars: Vec<ValueId>,
+    /// The IR block being filled.
+    cur: BlockId,
+    /// The body's natural loops.
+    loops: Vec<closures::NaturalLoop>,
+    /// The spans of the body's `return` expressions (not those of closures in it).
+    returns: Vec<rustc_span::Span>,
+}
+
+impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
+    /// Lowers function `id` with the callee summaries known so far.
+    pub(crate) fn lower(
+        cx: &'a CrateCx<'a, 'tcx>,
+        summaries: &'a [Option<FnSummary>],
+        id: FnId,
+    ) -> Option<FnIr> {
+        let def = *cx.fns.get(id.0 as usize)?;
+        let tcx = cx.tcx;
+        let mir = tcx.optimized_mir(def.to_def_id());
+        if mir.tainted_by_errors.is_some() {
+            return None;
+        }
+        let span = cx.files.span(tcx.def_span(def)).unwrap_or(Span::new(
+            tensor_lint_analyzer::source::FileId(0),
+            0,
+            0,
+        ));
+        let mut lowerer = FnLowerer {
+            cx,
+            tcx,
+            summaries,
+            id,
+            def,
+            env: TypingEnv::post_analysis(tcx, def),
+            span,
+            values: Vec::new(),
+            roots: Vec::new(),
+            bodies: Vec::new(),
+            callees: Vec::new(),
+            fields: FxHashMap::default(),
+            pointees: FxHashMap::default(),
+            ranges: FxHashMap::default(),
+            iters: FxHashMap::default(),
+            param_structs: FxHashMap::default(),
+            value_types: FxHashMap::default(),
+            defined: FxHashSet::default(),
+            layouts: FxHashMap::default(),
+            pending: FxHashMap::default(),
+            closure_values: FxHashMap::default(),
+            loop_iterations: FxHashMap::default(),
+            prologues: FxHashMap::default(),
+            null_tests: FxHashMap::default(),
+            exits: FxHashMap::default(),
+            loop_ranges: Vec::new(),
+            loop_starts: Vec::new(),
+            compared: Vec::new(),
+            symbols: FxHashMap::default(),
+            stmts: 0,
+            truncated: false,
+        };
+        let id_fn = BodyId(0);
+        lowerer.bodies.push(Body {
+            kind: BodyKind::Function,
+            no_grad: false,
+            params: Vec::new(),
+            blocks: Vec::new(),
+            span,
+        });
+        lowerer.lower_body_into(id_fn, mir, BodyKind::Function, Vec::new(), &[]);
+        lowerer.lower_remaining_closures();
+        Some(lowerer.finish())
+    }
+
+    fn finish(self) -> FnIr {
+        let tcx = self.tcx;
+        let def = self.def.to_def_id();
+        let name = tcx.item_name(def).to_string();
+        let self_ty = tcx.impl_of_assoc(def).map(|imp| {
+            types::short_name(tcx, tcx.type_of(imp).instantiate_identity().skip_norm_wip())
+        });
+        let mut callees = self.callees;
+        callees.sort();
+        callees.dedup();
+        FnIr {
+            id: self.id,
+            name,
+            path: tcx.def_path_str(def),
+            self_ty,
+            annotations: self
+                .cx
+                .annotations
+                .get(self.id.0 as usize)
+                .cloned()
+                .unwrap_or_default(),
+            values: self.values,
+            roots: self.roots,
+            bodies: self.bodies,
+            callees,
+            span: self.span,
+            truncated: self.truncated,
+            loop_ranges: self.loop_ranges,
+            compared: self.compared,
+            storage_tests: Vec::new(),
+            owner_copies: Vec::new(),
+            run_time_indices: Vec::new(),
+            run_values: Vec::new(),
+            element_values: Vec::new(),
+            loop_starts: self.loop_starts,
+            guards: Vec::new(),
+            loop_carried: Vec::new(),
+            returns_condition: Vec::new(),
+        }
+    }
+
+    /// Lowers one MIR body into the reserved IR body `id`; `upvars` are the values a
+    /// closure's captures were built from, `params` what its parameters are bound to.
+    fn lower_body_into(
+        &mut self,
+        id: BodyId,
+        mir: &'tcx mir::Body<'tcx>,
+        kind: BodyKind,
+        upvars: Vec<ValueId>,
+        params: &[Option<ValueId>],
+    ) {
+        let span = self.span_or_fn(mir.span);
+        let loops = closures::natural_loops(mir);
+        let mut depths = vec![0u32; mir.basic_blocks.len()];
+        for l in &loops {
+            for (k, inside) in l.blocks.iter().enumerate() {
+                if *inside {
+                    depths[k] += 1;
+                }
+            }
+        }
+        let outer_depth = match &kind {
+            BodyKind::Closure { parent, .. } => self
+                .bodies
+                .get(parent.0 as usize)
+                .map_or(0, |b| b.blocks.first().map_or(0, |b| b.loop_depth)),
+            BodyKind::Function => 0,
+        };
+        let blocks = (0..mir.basic_blocks.len())
+            .map(|k| Block {
+                stmts: Vec::new(),
+                term: Terminator::Unreachable,
+                term_span: span,
+                loop_depth: outer_depth + depths[k],
+            })
+            .collect();
+        self.bodies[id.0 as usize] = Body {
+            kind,
+            no_grad: false,
+            params: Vec::new(),
+            blocks,
+            span,
+        };
+        let returns = return_spans(self.tcx, mir);
+        let mut b = BodyCx {
+            mir,
+            id,
+            locals: Vec::new(),
+            upvars,
+            cur: BlockId(0),
+            loops,
+            returns,
+        };
+        self.declare_locals(&mut b);
+        // A closure's parameters hold what it is called with.
+        let bound: Vec<(ValueId, ValueId)> = self.bodies[id.0 as usize]
+            .params
+            .iter()
+            .zip(params)
+            .filter_map(|(&p, &v)| Some((p, v?)))
+            .collect();
+        for (param, value) in bound {
+            self.copy_value(&b, param, value, span);
+        }
+        for &bb in mir.basic_blocks.reverse_postorder() {
+            let data = &mir.basic_blocks[bb];
+            if data.is_cleanup {
+                continue;
+            }
+            b.cur = BlockId(bb.as_u32());
+            if let Some(prologue) = self.prologues.remove(&(b.id, b.cur)) {
+                for (op, span) in prologue {
+                    self.emit(&b, op, span);
+                }
+            }
+            for stmt in &data.statements {
+                self.stmts += 1;
+                if self.stmts > MAX_STMTS {
+                    self.truncated = true;
+                    break;
+                }
+                self.statement(&mut b, stmt);
+            }
+            if let Some(term) = &data.terminator {
+                self.terminator(&mut b, term);
+            }
+        }
+        self.shortcut_returns(id);
+    }
+
+    /// A jump to a block that only returns is the return itself, at the jump: every
+    /// `return`, `?` and the end of the body are exits of their own, with their own
+    /// places, as the user wrote them.
+    fn shortcut_returns(&mut self, body: BodyId) {
+        let blocks = &mut self.bodies[body.0 as usize].blocks;
+        loop {
+            let mut changed = false;
+            for k in 0..blocks.len() {
+                let Terminator::Goto(target) = blocks[k].term else {
+                    continue;
+                };
+                let t = &blocks[target.0 as usize];
+                let Terminator::Return { value, .. } = t.term else {
+                    continue;
+                };
+                if !t.stmts.is_empty() || target.0 as usize == k {
+                    continue;
+                }
+                let (kind, at) = self
+                    .exits
+                    .get(&(body, BlockId(k as u32)))
+                    .copied()
+                    .unwrap_or((ReturnKind::End, t.term_span));
+                let kind = match (kind, &t.term) {
+                    (ReturnKind::End, Terminator::Return { kind, .. }) => *kind,
+                    (kind, _) => kind,
+                };
+                let at = if kind == ReturnKind::End {
+                    t.term_span
+                } else {
+                    at
+                };
+                blocks[k].term = Terminator::Return { value, kind };
+                blocks[k].term_span = at;
+                changed = true;
+            }
+            if !changed {
+                break;
+            }
+        }
+    }
+
+    /// One value per local, named after the variable it holds; the function's own
+    /// parameters reach the caller's memory.
+    fn declare_locals(&mut self, b: &mut BodyCx<'tcx>) {
+        let mir = b.mir;
+        let mut names: FxHashMap<Local, String> = FxHashMap::default();
+        for info in &mir.var_debug_info {
+            if let mir::VarDebugInfoContents::Place(place) = &info.value {
+                if place.projection.is_empty() && info.composite.is_none() {
+                    names
+                        .entry(place.local)
+                        .or_insert_with(|| info.name.to_string());
+                }
+            }
+        }
+        let is_fn = b.id.0 == 0;
+        for (local, decl) in mir.local_decls.iter_enumerated() {
+            let span = self.span_or_fn(decl.source_info.span);
+            let ty = decl.ty;
+            let class = types::class_of(self.tcx, ty);
+            let name = names.get(&local).cloned();
+            let kind = if class == TyClass::Scalar {
+                ValueKind::Scalar
+            } else {
+                ValueKind::Unknown
+            };
+            let v = self.new_value(name.clone(), kind, class, span);
+            self.value_types.insert(v, ty);
+            b.locals.push(v);
+            let index = local.as_usize();
+            let is_param = index >= 1 && index <= mir.arg_count;
+            // A closure's first argument is the closure itself (its captures).
+            if is_param && !(index == 1 && !is_fn) {
+                self.bodies[b.id.0 as usize].params.push(v);
+            }
+            if is_param && is_fn {
+                self.declare_param(v, index - 1, name.as_deref(), ty, span);
+            }
+        }
+    }
+
+    /// What a parameter of the function reaches: its integer is a symbol of its name,
+    /// its pointers and references reach the caller's memory, what it owns is its own.
+    fn declare_param(
+        &mut self,
+        v: ValueId,
+        index: usize,
+        name: Option<&str>,
+        ty: Ty<'tcx>,
+        span: Span,
+    ) {
+        let name = name.unwrap_or("arg").to_string();
+        let class = self.values[v.0 as usize].ty;
+        if class == TyClass::Scalar {
+            if ty.is_integral() {
+                self.values[v.0 as usize].int = Some(Expr::sym(&name));
+            }
+            return;
+        }
+        let owned = types::owns_memory(self.tcx, ty);
+        let Some(elem) = types::element_of(self.tcx, ty) else {
+            // A struct, by value or behind a reference: its fields reach the caller's.
+            self.param_structs.insert(v, index);
+            return;
+        };
+        if !(class.holds_memory() || owned) {
+            return;
+        }
+        let released_by = if owned {
+            ReleasedBy::Drop
+        } else {
+            ReleasedBy::NotOwned
+        };
+        let root = self.new_root(&name, RootOrigin::Param(index), elem, released_by, span);
+        let kind = match class {
+            TyClass::RawPtr => ValueKind::RawPtr(Some(root)),
+            _ if owned => ValueKind::Root(root),
+            _ => ValueKind::View(root),
+        };
+        // A pointer points at the first element; a buffer is one dimension of a length
+        // the caller picks.
+        let elem_bytes = self.roots[root.0 as usize].elem_bytes;
+        let view = if class == TyClass::RawPtr || !types::is_buffer_target(self.tcx, ty) {
+            View {
+                root,
+                elem_bytes,
+                offset: Expr::int(0),
+                dims: Vec::new(),
+            }
+        } else {
+            View {
+                root,
+                elem_bytes,
+                offset: Expr::int(0),
+                dims: vec![Dim::new(Expr::sym(&format!("{name}.len")), 1)],
+            }
+        };
+        self.define(v, kind, Some(view));
+    }
+
+    fn statement(&mut self, b: &mut BodyCx<'tcx>, stmt: &mir::Statement<'tcx>) {
+        let span = self.span_or_fn(stmt.source_info.span);
+        match &stmt.kind {
+            mir::StatementKind::Assign(assign) => {
+                let (place, rvalue) = &**assign;
+                self.assign(b, place, rvalue, span);
+            }
+            mir::StatementKind::Intrinsic(intrinsic) => {
+                if let mir::NonDivergingIntrinsic::CopyNonOverlapping(copy) = &**intrinsic {
+                    if let Some(src) = self.operand(b, &copy.src, span) {
+                        self.emit(
+                            b,
+                            Op::Read {
+                                value: src,
+                                region: None,
+                            },
+                            span,
+                        );
+                    }
+                    if let Some(dst) = self.operand(b, &copy.dst, span) {
+                        self.emit(
+                            b,
+                            Op::Write {
+                                value: dst,
+                                region: None,
+                            },
+                            span,
+                        );
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn terminator(&mut self, b: &mut BodyCx<'tcx>, term: &mir::Terminator<'tcx>) {
+        let span = self.span_or_fn(term.source_info.span);
+        let next = match &term.kind {
+            TerminatorKind::Goto { target, .. } => {
+                // Should this jump lead to the return, this block returns: how, and where.
+                let (kind, at) = self.return_kind(b);
+                self.exits.insert((b.id, b.cur), (kind, at.unwrap_or(span)));
+                Terminator::Goto(block(*target))
+            }
+            TerminatorKind::SwitchInt { discr, targets } => {
+                let cond = self.operand(b, discr, span);
+                // `if p.is_null()`: on the side where it is, nothing was allocated.
+                if let Some(pointer) = cond.and_then(|c| self.null_tests.get(&c).copied()) {
+                    if let Some((_, null_side)) = targets.iter().find(|(v, _)| *v != 0) {
+                        self.prologue(
+                            b.id,
+                            block(null_side),
+                            Op::AssumeNull { value: pointer },
+                            span,
+                        );
+                    } else {
+                        self.prologue(
+                            b.id,
+                            block(targets.otherwise()),
+                            Op::AssumeNull { value: pointer },
+                            span,
+                        );
+                    }
+                }
+                // A test of a `bool` (`0` or anything else) goes to its true side first,
+                // as an `if` reads.
+                let to: Vec<BlockId> = match targets.iter().collect::<Vec<_>>().as_slice() {
+                    [(0, if_false)] => vec![block(targets.otherwise()), block(*if_false)],
+                    values => values
+                        .iter()
+                        .map(|(_, t)| block(*t))
+                        .chain(std::iter::once(block(targets.otherwise())))
+                        .collect(),
+                };
+                Terminator::Branch { cond, targets: to }
+            }
+            TerminatorKind::Return => Terminator::Return {
+                value: self.returned(b),
+                kind: ReturnKind::End,
+            },
+            TerminatorKind::Call {
+                func,
+                args,
+                destination,
+                target,
+                ..
+            } => {
+                self.call(b, func, args, destination, span);
+                match target {
+                    Some(t) => Terminator::Goto(block(*t)),
+                    None => Terminator::Unreachable,
+                }
+            }
+            TerminatorKind::TailCall {
+                func,
+                args,
+                fn_span,
+            } => {
+                let call_span = self.span_or_fn(*fn_span);
+                let ret = mir::Place::return_place();
+                self.call(b, func, args, &ret, call_span);
+                Terminator::Return {
+                    value: self.returned(b),
+                    kind: ReturnKind::End,
+                }
+            }
+            TerminatorKind::Drop { place, target, .. } => {
+                self.drop_place(b, place, span);
+                Terminator::Goto(block(*target))
+            }
+            TerminatorKind::Assert { target, .. } => Terminator::Goto(block(*target)),
+            TerminatorKind::FalseEdge { real_target, .. } => Terminator::Goto(block(*real_target)),
+            TerminatorKind::FalseUnwind { real_target, .. } => {
+                Terminator::Goto(block(*real_target))
+            }
+            TerminatorKind::InlineAsm { targets, .. } => match targets.first() {
+                Some(t) => Terminator::Goto(block(*t)),
+                None => Terminator::Unreachable,
+            },
+            TerminatorKind::Yield { resume, .. } => Terminator::Goto(block(*resume)),
+            TerminatorKind::UnwindResume
+            | TerminatorKind::UnwindTerminate(_)
+            | TerminatorKind::Unreachable
+            | TerminatorKind::CoroutineDrop => Terminator::Unreachable,
+        };
+        let term_span = if matches!(next, Terminator::Return { .. }) {
+            self.closing_brace(span)
+        } else {
+            span
+        };
+        let ir_block = &mut self.bodies[b.id.0 as usize].blocks[b.cur.0 as usize];
+        ir_block.term = next;
+        ir_block.term_span = term_span;
+    }
+
+    /// How the current block returns: through `?` (its span the `?`), a `return`
+    /// expression (its span the keyword), or the end of the body (its closing brace).
+    fn return_kind(&self, b: &BodyCx<'tcx>) -> (ReturnKind, Option<Span>) {
+        let mir = b.mir;
+        let bb = BasicBlock::from_u32(b.cur.0);
+        let data = &mir.basic_blocks[bb];
+        let mut spans: Vec<rustc_span::Span> =
+            data.statements.iter().map(|s| s.source_info.span).collect();
+        for &pred in &mir.basic_blocks.predecessors()[bb] {
+            if let Some(term) = &mir.basic_blocks[pred].terminator {
+                spans.push(term.source_info.span);
+            }
+        }
+        for span in &spans {
+            if span.desugaring_kind() == Some(rustc_span::DesugaringKind::QuestionMark) {
+                let at =
+                    self.cx.files.span(*span).map(|s| {
+                        Span::new(s.file, (s.hi as usize).saturating_sub(1), s.hi as usize)
+                    });
+                return (ReturnKind::Try, at);
+            }
+        }
+        for ret in &b.returns {
+            if spans.iter().any(|s| ret.contains(*s)) {
+                let at = self.cx.files.span(*ret).map(|s| {
+                    Span::new(
+                        s.file,
+                        s.lo as usize,
+                        (s.lo as usize + "return".len()).min(s.hi as usize),
+                    )
+                });
+                return (ReturnKind::Early, at);
+            }
+        }
+        let end = data
+            .terminator
+            .as_ref()
+            .map(|t| self.closing_brace(self.span_or_fn(t.source_info.span)));
+        (ReturnKind::End, end)
+    }
+
+    /// The closing brace of a body whose end `span` points just past.
+    fn closing_brace(&self, span: Span) -> Span {
+        let text = self
+            .cx
+            .files
+            .sources
+            .try_get(span.file)
+            .map_or("", |f| f.text.as_str());
+        let lo = span.lo as usize;
+        if span.lo == span.hi && lo > 0 && text.as_bytes().get(lo - 1) == Some(&b'}') {
+            return Span::new(span.file, lo - 1, lo);
+        }
+        span
+    }
+
+    /// Queues `op` at the start of `block`, which is lowered later.
+    fn prologue(&mut self, body: BodyId, block: BlockId, op: Op, span: Span) {
+        self.prologues
+            .entry((body, block))
+            .or_default()
+            .push((op, span));
+    }
+
+    /// The value a return gives back, when it holds memory.
+    fn returned(&self, b: &BodyCx<'tcx>) -> Option<ValueId> {
+        let v = *b.locals.first()?;
+        let value = &self.values[v.0 as usize];
+        (value.ty.holds_memory() || value.kind.is_memory()).then_some(v)
+    }
+
+    // ---- building blocks -----------------------------------------------------------
+
+    pub(crate) fn emit(&mut self, b: &BodyCx<'tcx>, op: Op, span: Span) {
+        if let Some(block) = self
+            .bodies
+            .get_mut(b.id.0 as usize)
+            .and_then(|body| body.blocks.get_mut(b.cur.0 as usize))
+        {
+            block.stmts.push(Stmt { op, span });
+        }
+    }
+
+    pub(crate) fn new_value(
+        &mut self,
+        name: Option<String>,
+        kind: ValueKind,
+        ty: TyClass,
+        span: Span,
+    ) -> ValueId {
+        let id = ValueId(self.values.len() as u32);
+        self.values.push(Value {
+            name,
+            kind,
+            view: None,
+            int: None,
+            ty,
+            span,
+            reassigned: false,
+        });
+        id
+    }
+
+    /// A root of elements of type `elem`.
+    pub(crate) fn new_root(
+        &mut self,
+        name: &str,
+        origin: RootOrigin,
+        elem: Ty<'tcx>,
+        released_by: ReleasedBy,
+        span: Span,
+    ) -> RootId {
+        let id = RootId(self.roots.len() as u32);
+        let elem_bytes = types::size_of(self.tcx, self.env, elem)
+            .and_then(|n| u32::try_from(n).ok())
+            .filter(|&n| n > 0)
+            .unwrap_or(1);
+        let elem_is_pointer = elem.is_any_ptr() || elem.is_ref();
+        let elem_name = match elem.builtin_deref(true) {
+            Some(target) if elem_is_pointer => types::short_name(self.tcx, target),
+            _ => types::short_name(self.tcx, elem),
+        };
+        self.roots.push(Root {
+            id,
+            name: name.to_string(),
+            origin,
+            elem_bytes,
+            elem_type: Some(elem_name),
+            elem_is_pointer,
+            field: None,
+            shape: None,
+            released_by,
+            requires_grad: false,
+            held_from_use: false,
+            producer: None,
+            span,
+        });
+        id
+    }
+
+    pub(crate) fn value(&self, v: ValueId) -> &Value {
+        &self.values[v.0 as usize]
+    }
+
+    pub(crate) fn value_mut(&mut self, v: ValueId) -> &mut Value {
+        &mut self.values[v.0 as usize]
+    }
+
+    /// A fresh symbol based on `name`: the name itself the first time, then `name'`,
+    /// `name''`, ...
+    pub(crate) fn symbol(&mut self, name: &str) -> String {
+        let count = self.symbols.entry(name.to_string()).or_insert(0);
+        let symbol = format!("{name}{}", "'".repeat(*count as usize));
+        *count += 1;
+        symbol
+    }
+
+    /// How a function of the crate is named in messages: `Type::method` for methods.
+    pub(crate) fn fn_display_name(&self, def: rustc_hir::def_id::DefId) -> String {
+        let name = self.tcx.item_name(def).to_string();
+        match self.tcx.impl_of_assoc(def) {
+            Some(imp) => {
+                let self_ty = self
+                    .tcx
+                    .type_of(imp)
+                    .instantiate_identity()
+                    .skip_normalization();
+                format!("{}::{name}", types::short_name(self.tcx, self_ty))
+            }
+            None => name,
+        }
+    }
+
+    pub(crate) fn span_or_fn(&self, span: rustc_span::Span) -> Span {
+        self.cx.files.span(span).unwrap_or(self.span)
+    }
+}
+
+fn block(bb: BasicBlock) -> BlockId {
+    BlockId(bb.as_u32())
+}
+
+/// The spans of the `return` expressions of the body `mir` was built from, leaving out
+/// those of the closures in it (which return from the closure).
+fn return_spans(tcx: TyCtxt<'_>, mir: &mir::Body<'_>) -> Vec<rustc_span::Span> {
+    use rustc_hir::intravisit::{self, Visitor};
+    struct Returns(Vec<rustc_span::Span>);
+    impl<'v> Visitor<'v> for Returns {
+        fn visit_expr(&mut self, expr: &'v rustc_hir::Expr<'v>) {
+            match expr.kind {
+                rustc_hir::ExprKind::Ret(_) => self.0.push(expr.span),
+                rustc_hir::ExprKind::Closure(_) => return,
+                _ => {}
+            }
+            intravisit::walk_expr(self, expr);
+        }
+    }
+    let Some(def) = mir.source.def_id().as_local() else {
+        return Vec::new();
+    };
+    let mut returns = Returns(Vec::new());
+    returns.visit_body(tcx.hir_body_owned_by(def));
+    returns.0
+}

@@ -1,0 +1,452 @@
+//! Places: a local with projections (fields, derefs, indices, subslices) resolved to
+//! the value the place holds or to the part of a root's memory it reaches.
+//!
+//! A place that names a whole value of the function (a local, a field of an aggregate
+//! it built, a field of a parameter) is that value; a place behind a pointer or a
+//! reference to memory is an access to the memory the pointer reaches, at the element
+//! an index picks when the geometry is known. Fields of `Box`, `Unique` and `NonNull`
+//! (what the compiler makes of a box's dereference) are the box itself.
+
+use rustc_middle::mir::{self, PlaceElem};
+use rustc_middle::ty::{self, Ty};
+
+use tensor_lint_analyzer::ir::{ReleasedBy, RootOrigin, TyClass, ValueId, ValueKind, ViewOp};
+use tensor_lint_analyzer::oracle::{Dim, Expr, View};
+use tensor_lint_analyzer::source::Span;
+
+use super::types;
+use super::{BodyCx, FnLowerer};
+
+/// Where a place is.
+#[derive(Clone, Debug)]
+pub(crate) enum Loc {
+    /// The place holds this value.
+    Value(ValueId),
+    /// Memory reached through `base` (a pointer, a reference, a buffer, a view), `region`
+    /// the part of the root when known.
+    Memory { base: ValueId, region: Option<View> },
+    /// Nothing this analysis follows.
+    Unknown,
+}
+
+impl<'tcx> FnLowerer<'_, 'tcx> {
+    /// Resolves `place` of body `b`.
+    pub(crate) fn place(&mut self, b: &BodyCx<'tcx>, place: &mir::Place<'tcx>, span: Span) -> Loc {
+        let mir = b.mir;
+        let mut projections = place.projection.iter().enumerate().peekable();
+        let mut loc = Loc::Value(b.locals[place.local.as_usize()]);
+        // A closure's captures: `_1.k` or `(*_1).k` is the value captured as upvar `k`.
+        if b.id.0 != 0 && place.local.as_usize() == 1 {
+            let mut skip = 0;
+            if let Some((_, PlaceElem::Deref)) = projections.peek() {
+                skip = 1;
+            }
+            let field = place.projection.get(skip).and_then(|elem| match elem {
+                PlaceElem::Field(f, _) => Some(f.as_usize()),
+                _ => None,
+            });
+            if let Some(upvar) = field.and_then(|f| b.upvars.get(f).copied()) {
+                loc = Loc::Value(upvar);
+                for _ in 0..=skip {
+                    projections.next();
+                }
+            }
+        }
+        let mut variant = 0u32;
+        for (k, elem) in projections {
+            let base_ty = mir::PlaceRef {
+                local: place.local,
+                projection: &place.projection[..k],
+            }
+            .ty(mir, self.tcx)
+            .ty;
+            loc = match (loc, elem) {
+                (Loc::Unknown, _) => Loc::Unknown,
+                (loc, PlaceElem::Downcast(_, v)) => {
+                    variant = v.as_u32();
+                    loc
+                }
+                (loc, PlaceElem::OpaqueCast(_) | PlaceElem::UnwrapUnsafeBinder(_)) => loc,
+                (Loc::Value(v), PlaceElem::Deref) => self.deref(v, base_ty, span),
+                (Loc::Value(v), PlaceElem::Field(f, field_ty)) => {
+                    let field = f.as_u32();
+                    let var = std::mem::take(&mut variant);
+                    if is_pointer_wrapper(self.tcx, base_ty) {
+                        Loc::Value(v)
+                    } else {
+                        Loc::Value(self.field_value(v, base_ty, var, field, field_ty, span))
+                    }
+                }
+                (Loc::Value(v), PlaceElem::Index(local)) => {
+                    let index = self.int_of(b.locals[local.as_usize()]);
+                    self.indexed(v, index, span)
+                }
+                (
+                    Loc::Value(v),
+                    PlaceElem::ConstantIndex {
+                        offset,
+                        from_end: false,
+                        ..
+                    },
+                ) => self.indexed(v, Some(Expr::int(offset as i64)), span),
+                (Loc::Value(v), PlaceElem::Subslice { from, to, from_end }) => {
+                    let region = self.value(v).view.clone().and_then(|view| {
+                        let len = view.dims.first()?.len.clone();
+                        let end = if from_end {
+                            &len - &Expr::int(to as i64)
+                        } else {
+                            Expr::int(to as i64)
+                        };
+                        sub_range(&view, &Expr::int(from as i64), &end)
+                    });
+                    Loc::Memory { base: v, region }
+                }
+                (Loc::Value(_), _) => Loc::Unknown,
+                (Loc::Memory { base, region }, PlaceElem::Index(local)) => {
+                    let index = self.int_of(b.locals[local.as_usize()]);
+                    let region = match (region, index) {
+                        (Some(r), Some(i)) => element(&r, &i),
+                        _ => None,
+                    };
+                    Loc::Memory { base, region }
+                }
+                (
+                    Loc::Memory { base, region },
+                    PlaceElem::ConstantIndex {
+                        offset,
+                        from_end: false,
+                        ..
+                    },
+                ) => {
+                    let region = region.and_then(|r| element(&r, &Expr::int(offset as i64)));
+                    Loc::Memory { base, region }
+                }
+                // A field of an element, or what a pointer stored in memory reaches:
+                // memory of the same root, at a place this lowering does not refine.
+                (Loc::Memory { base, region }, PlaceElem::Field(..)) => {
+                    Loc::Memory { base, region }
+                }
+                (Loc::Memory { base, .. }, _) => Loc::Memory { base, region: None },
+            };
+        }
+        loc
+    }
+
+    /// `*v` of a value of type `ty`: the whole value a reference to one of this
+    /// function's values points at, or the memory a pointer or reference reaches.
+    fn deref(&mut self, v: ValueId, ty: Ty<'tcx>, span: Span) -> Loc {
+        if let Some(&target) = self.pointees.get(&v) {
+            return Loc::Value(target);
+        }
+        let Some(target_ty) = ty.builtin_deref(true).or_else(|| ty.boxed_ty()) else {
+            return Loc::Unknown;
+        };
+        // A reference to a struct of the crate (`&mut self`, `&Pool`): the struct
+        // itself, whose fields reach memory of their own.
+        if types::class_of(self.tcx, target_ty) == TyClass::LocalStruct
+            || (types::class_of(self.tcx, target_ty) == TyClass::Unknown
+                && !types::is_buffer(self.tcx, target_ty))
+        {
+            let name = self.value(v).name.clone();
+            let origin = self.param_index(v);
+            let target = self.new_value(
+                name,
+                ValueKind::Unknown,
+                types::class_of(self.tcx, target_ty),
+                span,
+            );
+            if let Some(index) = origin {
+                self.param_structs.insert(target, index);
+            }
+            self.pointees.insert(v, target);
+            return Loc::Value(target);
+        }
+        let region = self.value(v).view.clone();
+        Loc::Memory { base: v, region }
+    }
+
+    /// `base[index]` of a value holding a buffer (a stack array, a slice value).
+    fn indexed(&mut self, base: ValueId, index: Option<Expr>, span: Span) -> Loc {
+        if self.value(base).kind.root().is_none() {
+            self.stack_root(base, span);
+        }
+        let region = match (self.value(base).view.clone(), index) {
+            (Some(view), Some(i)) => element(&view, &i),
+            _ => None,
+        };
+        Loc::Memory { base, region }
+    }
+
+    /// The memory of an array held in a local (`let mut acc = [0.0; 8]`): a root of its
+    /// own, not owed to anyone.
+    fn stack_root(&mut self, v: ValueId, span: Span) {
+        let Some(ty) = self.value_types.get(&v).copied() else {
+            return;
+        };
+        let ty::Array(elem, len) = ty.kind() else {
+            return;
+        };
+        let name = self.value(v).name.clone().unwrap_or_else(|| "array".into());
+        let root = self.new_root(&name, RootOrigin::Static, *elem, ReleasedBy::NotOwned, span);
+        let len = len
+            .try_to_target_usize(self.tcx)
+            .map(|n| Expr::int(n as i64));
+        let elem_bytes = self.roots[root.0 as usize].elem_bytes;
+        if let Some(len) = len {
+            self.roots[root.0 as usize].shape = Some(vec![len.clone()]);
+            self.value_mut(v).view = Some(View::contiguous(root, elem_bytes, vec![len]));
+        }
+        self.value_mut(v).kind = ValueKind::Root(root);
+    }
+
+    /// The value field `field` (of variant `variant`) of value `base` holds: what the
+    /// aggregate was built from, or, for a parameter's struct, the memory of that field
+    /// of the caller's object.
+    fn field_value(
+        &mut self,
+        base: ValueId,
+        base_ty: Ty<'tcx>,
+        variant: u32,
+        field: u32,
+        field_ty: Ty<'tcx>,
+        span: Span,
+    ) -> ValueId {
+        if let Some(&v) = self.fields.get(&(base, variant, field)) {
+            return v;
+        }
+        let class = types::class_of(self.tcx, field_ty);
+        let field_name = field_name(base_ty, variant, field);
+        let base_name = self
+            .value(base)
+            .name
+            .clone()
+            .unwrap_or_else(|| "value".into());
+        let name = format!("{base_name}.{field_name}");
+        let kind = if class == TyClass::Scalar {
+            ValueKind::Scalar
+        } else {
+            ValueKind::Unknown
+        };
+        let v = self.new_value(Some(name.clone()), kind, class, span);
+        self.value_types.insert(v, field_ty);
+        // A field of the caller's object reaches the caller's memory.
+        if let Some(index) = self.param_structs.get(&base).copied() {
+            self.param_structs.insert(v, index);
+            let owned = types::owns_memory(self.tcx, field_ty);
+            if let Some(elem) = types::element_of(self.tcx, field_ty) {
+                if class.holds_memory() || owned {
+                    let root = self.new_root(
+                        &base_name,
+                        RootOrigin::Param(index),
+                        elem,
+                        ReleasedBy::NotOwned,
+                        span,
+                    );
+                    self.roots[root.0 as usize].field = Some(field_name.clone());
+                    let elem_bytes = self.roots[root.0 as usize].elem_bytes;
+                    self.value_mut(v).kind = match class {
+                        TyClass::RawPtr => ValueKind::RawPtr(Some(root)),
+                        _ => ValueKind::View(root),
+                    };
+                    if class != TyClass::RawPtr {
+                        self.value_mut(v).view = Some(View {
+                            root,
+                            elem_bytes,
+                            offset: Expr::int(0),
+                            dims: vec![Dim::new(Expr::sym(&format!("{name}.len")), 1)],
+                        });
+                    }
+                }
+            }
+        }
+        self.fields.insert((base, variant, field), v);
+        v
+    }
+
+    /// Which parameter of the function `v` is, or reaches through a reference.
+    pub(crate) fn param_index(&self, v: ValueId) -> Option<usize> {
+        if let Some(&index) = self.param_structs.get(&v) {
+            return Some(index);
+        }
+        let root = self.value(v).kind.root()?;
+        match self.roots.get(root.0 as usize)?.origin {
+            RootOrigin::Param(index) => Some(index),
+            _ => None,
+        }
+    }
+
+    /// Reads the value at `place` (an operand's `copy`/`move`): the value itself, or a
+    /// read of the memory it is in, which yields a value of its own.
+    pub(crate) fn read_place(
+        &mut self,
+        b: &BodyCx<'tcx>,
+        place: &mir::Place<'tcx>,
+        span: Span,
+    ) -> Option<ValueId> {
+        match self.place(b, place, span) {
+            Loc::Value(v) => Some(v),
+            Loc::Memory { base, region } => {
+                self.emit(
+                    b,
+                    tensor_lint_analyzer::ir::Op::Read {
+                        value: base,
+                        region,
+                    },
+                    span,
+                );
+                let ty = place.ty(b.mir, self.tcx).ty;
+                let class = types::class_of(self.tcx, ty);
+                let kind = if class == TyClass::Scalar {
+                    ValueKind::Scalar
+                } else {
+                    ValueKind::Unknown
+                };
+                let v = self.new_value(None, kind, class, span);
+                self.value_types.insert(v, ty);
+                Some(v)
+            }
+            Loc::Unknown => None,
+        }
+    }
+
+    /// The value of an operand; integer constants carry their value.
+    pub(crate) fn operand(
+        &mut self,
+        b: &BodyCx<'tcx>,
+        operand: &mir::Operand<'tcx>,
+        span: Span,
+    ) -> Option<ValueId> {
+        match operand {
+            mir::Operand::Copy(place) | mir::Operand::Move(place) => {
+                self.read_place(b, place, span)
+            }
+            mir::Operand::Constant(constant) => {
+                let ty = constant.ty();
+                let class = types::class_of(self.tcx, ty);
+                if class != TyClass::Scalar {
+                    return None;
+                }
+                let v = self.new_value(None, ValueKind::Scalar, class, span);
+                if ty.is_integral() {
+                    let int = constant
+                        .const_
+                        .try_eval_scalar_int(self.tcx, self.env)
+                        .and_then(|s| {
+                            let size = s.size();
+                            if ty.is_signed() {
+                                i64::try_from(s.to_int(size)).ok()
+                            } else {
+                                i64::try_from(s.to_uint(size)).ok()
+                            }
+                        });
+                    self.value_mut(v).int = int.map(Expr::int);
+                }
+                Some(v)
+            }
+            mir::Operand::RuntimeChecks(_) => None,
+        }
+    }
+
+    /// Makes `dst` a view of `src` (`how`), placed at `view` in its root.
+    pub(crate) fn derive(
+        &mut self,
+        b: &BodyCx<'tcx>,
+        dst: ValueId,
+        src: ValueId,
+        how: ViewOp,
+        view: Option<View>,
+        span: Span,
+    ) {
+        self.emit(
+            b,
+            tensor_lint_analyzer::ir::Op::View { dst, src, how },
+            span,
+        );
+        let root = self.value(src).kind.root();
+        let class = self.value(dst).ty;
+        if let Some(root) = root {
+            self.define(
+                dst,
+                match class {
+                    TyClass::RawPtr => ValueKind::RawPtr(Some(root)),
+                    _ => ValueKind::View(root),
+                },
+                view,
+            );
+        }
+    }
+
+    /// Gives `v` its kind and place in its root; a second definition that disagrees
+    /// makes the place unknown (the value is reassigned, on some path, to another).
+    pub(crate) fn define(&mut self, v: ValueId, kind: ValueKind, view: Option<View>) {
+        let defined = self.defined.contains(&v);
+        let value = self.value_mut(v);
+        if defined {
+            value.reassigned = true;
+            if value.view != view {
+                value.view = None;
+            }
+            if matches!(value.kind, ValueKind::Unknown | ValueKind::Scalar) {
+                value.kind = kind;
+            }
+        } else {
+            value.kind = kind;
+            value.view = view;
+        }
+        self.defined.insert(v);
+    }
+
+    /// The integer `v` holds, as an expression over symbolic sizes.
+    pub(crate) fn int_of(&self, v: ValueId) -> Option<Expr> {
+        self.value(v).int.clone()
+    }
+}
+
+/// Element `index` of the first dimension of `view`.
+pub(crate) fn element(view: &View, index: &Expr) -> Option<View> {
+    let (first, rest) = view.dims.split_first()?;
+    Some(View {
+        root: view.root,
+        elem_bytes: view.elem_bytes,
+        offset: &view.offset + &(index * &first.stride),
+        dims: rest.to_vec(),
+    })
+}
+
+/// Indices `lo..hi` of the first dimension of `view`.
+pub(crate) fn sub_range(view: &View, lo: &Expr, hi: &Expr) -> Option<View> {
+    let (first, rest) = view.dims.split_first()?;
+    let mut dims = vec![Dim {
+        len: hi - lo,
+        stride: first.stride.clone(),
+    }];
+    dims.extend(rest.iter().cloned());
+    Some(View {
+        root: view.root,
+        elem_bytes: view.elem_bytes,
+        offset: &view.offset + &(lo * &first.stride),
+        dims,
+    })
+}
+
+/// `Box`, `Unique`, `NonNull`: wrappers around one pointer, whose field is the pointer.
+fn is_pointer_wrapper<'tcx>(tcx: ty::TyCtxt<'tcx>, ty: Ty<'tcx>) -> bool {
+    ty.is_box()
+        || types::adt_is(tcx, ty, "core", "Unique")
+        || types::adt_is(tcx, ty, "core", "NonNull")
+}
+
+/// The name of a field as written (`data`, or `0` for a tuple field).
+fn field_name<'tcx>(ty: Ty<'tcx>, variant: u32, field: u32) -> String {
+    if let ty::Adt(adt, _) = ty.kind() {
+        let variant = adt
+            .variants()
+            .iter()
+            .nth(variant as usize)
+            .or_else(|| adt.variants().iter().next());
+        if let Some(f) = variant.and_then(|v| v.fields.iter().nth(field as usize)) {
+            return f.name.to_string();
+        }
+    }
+    field.to_string()
+}

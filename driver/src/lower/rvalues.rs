@@ -1,0 +1,411 @@
+//! Assignments: what each MIR rvalue makes of its destination (a copy or move of
+//! memory, a borrow, a cast, an aggregate, an integer the oracle can reason about), and
+//! stores into memory.
+
+use rustc_middle::mir::{self, AggregateKind, BinOp, CastKind, Rvalue, UnOp};
+use rustc_middle::ty;
+
+use tensor_lint_analyzer::ir::{EscapeKind, Op, TyClass, ValueId, ValueKind, ViewOp};
+use tensor_lint_analyzer::oracle::{Dim, Expr, View};
+use tensor_lint_analyzer::source::Span;
+
+use super::places::Loc;
+use super::{BodyCx, FnLowerer};
+
+impl<'tcx> FnLowerer<'_, 'tcx> {
+    pub(crate) fn assign(
+        &mut self,
+        b: &mut BodyCx<'tcx>,
+        place: &mir::Place<'tcx>,
+        rvalue: &Rvalue<'tcx>,
+        span: Span,
+    ) {
+        match self.place(b, place, span) {
+            Loc::Value(dst) => self.define_from(b, dst, rvalue, span),
+            Loc::Memory { base, region } => {
+                // A store: the memory is written, and an owner or pointer stored there is
+                // kept by whoever owns that memory.
+                let stored = self.rvalue_operand(b, rvalue, span);
+                self.emit(
+                    b,
+                    Op::Write {
+                        value: base,
+                        region,
+                    },
+                    span,
+                );
+                if let Some(src) = stored {
+                    self.store_escape(b, src, span);
+                }
+            }
+            Loc::Unknown => {
+                if let Some(src) = self.rvalue_operand(b, rvalue, span) {
+                    self.store_escape(b, src, span);
+                }
+            }
+        }
+    }
+
+    /// An owner, or a pointer to memory this function allocated, stored where this
+    /// function does not follow it: it is no longer this function's to release.
+    fn store_escape(&mut self, b: &BodyCx<'tcx>, src: ValueId, span: Span) {
+        if self.value(src).kind.is_memory() {
+            self.emit(
+                b,
+                Op::Escape {
+                    value: src,
+                    how: EscapeKind::Stored,
+                },
+                span,
+            );
+        }
+    }
+
+    /// The one value an rvalue passes on whole (`move x`, `copy p`, `&x`), if any.
+    fn rvalue_operand(
+        &mut self,
+        b: &BodyCx<'tcx>,
+        rvalue: &Rvalue<'tcx>,
+        span: Span,
+    ) -> Option<ValueId> {
+        match rvalue {
+            Rvalue::Use(op, _) | Rvalue::Cast(_, op, _) => self.operand(b, op, span),
+            Rvalue::CopyForDeref(place) => self.read_place(b, place, span),
+            Rvalue::Ref(_, _, place) | Rvalue::RawPtr(_, place) | Rvalue::Reborrow(_, _, place) => {
+                match self.place(b, place, span) {
+                    Loc::Value(v) => Some(v),
+                    Loc::Memory { base, .. } => Some(base),
+                    Loc::Unknown => None,
+                }
+            }
+            Rvalue::Aggregate(_, ops) => {
+                for op in ops {
+                    if let Some(v) = self.operand(b, op, span) {
+                        self.store_escape(b, v, span);
+                    }
+                }
+                None
+            }
+            _ => None,
+        }
+    }
+
+    /// `dst = rvalue` for a destination that is a value of this function.
+    fn define_from(
+        &mut self,
+        b: &mut BodyCx<'tcx>,
+        dst: ValueId,
+        rvalue: &Rvalue<'tcx>,
+        span: Span,
+    ) {
+        match rvalue {
+            Rvalue::Use(op, _) => {
+                if let Some(src) = self.operand(b, op, span) {
+                    self.copy_value(b, dst, src, span);
+                }
+            }
+            Rvalue::CopyForDeref(place) => {
+                if let Some(src) = self.read_place(b, place, span) {
+                    self.copy_value(b, dst, src, span);
+                }
+            }
+            Rvalue::Ref(_, _, place) | Rvalue::RawPtr(_, place) | Rvalue::Reborrow(_, _, place) => {
+                self.borrow(b, dst, place, span)
+            }
+            Rvalue::Cast(kind, op, _) => {
+                let Some(src) = self.operand(b, op, span) else {
+                    return;
+                };
+                match kind {
+                    CastKind::IntToInt => {
+                        let int = self.int_of(src);
+                        self.value_mut(dst).int = int;
+                    }
+                    _ => self.copy_value(b, dst, src, span),
+                }
+            }
+            Rvalue::BinaryOp(op, operands) => {
+                let (l, r) = &**operands;
+                let l = self.operand(b, l, span);
+                let r = self.operand(b, r, span);
+                let (li, ri) = (
+                    l.and_then(|v| self.int_of(v)),
+                    r.and_then(|v| self.int_of(v)),
+                );
+                if let (Some(l), Some(r)) = (&li, &ri) {
+                    if matches!(
+                        op,
+                        BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge
+                    ) {
+                        self.compared.push((l.clone(), r.clone()));
+                    }
+                }
+                let int = match (li, ri) {
+                    (Some(l), Some(r)) => int_binop(*op, &l, &r),
+                    _ => None,
+                };
+                // `ptr.offset(n)` written as the MIR operator.
+                if *op == BinOp::Offset {
+                    if let (Some(p), Some(n)) = (l, r.and_then(|v| self.int_of(v))) {
+                        let view = self.value(p).view.as_ref().map(|v| shifted(v, &n));
+                        self.derive(b, dst, p, ViewOp::Offset(n), view, span);
+                    }
+                    return;
+                }
+                // Checked arithmetic gives `(result, overflowed)`.
+                if matches!(
+                    op,
+                    BinOp::AddWithOverflow | BinOp::SubWithOverflow | BinOp::MulWithOverflow
+                ) {
+                    let result = self.new_value(None, ValueKind::Scalar, TyClass::Scalar, span);
+                    self.value_mut(result).int = int;
+                    self.fields.insert((dst, 0, 0), result);
+                    return;
+                }
+                self.value_mut(dst).int = int;
+            }
+            Rvalue::UnaryOp(op, operand) => {
+                let Some(src) = self.operand(b, operand, span) else {
+                    return;
+                };
+                match op {
+                    // The length of a slice reference.
+                    UnOp::PtrMetadata => {
+                        let len = self.length_of(src);
+                        self.value_mut(dst).int = len;
+                    }
+                    UnOp::Neg => {
+                        let int = self.int_of(src).map(|i| &Expr::int(0) - &i);
+                        self.value_mut(dst).int = int;
+                    }
+                    UnOp::Not => {}
+                }
+            }
+            Rvalue::Aggregate(kind, ops) => self.aggregate(b, dst, kind, &ops.raw, span),
+            Rvalue::Repeat(op, count) => {
+                let _ = self.operand(b, op, span);
+                let len = count
+                    .try_to_target_usize(self.tcx)
+                    .map(|n| Expr::int(n as i64));
+                self.array_value(dst, len, span);
+            }
+            _ => {}
+        }
+    }
+
+    /// `dst = src`: the same memory (a move or copy of an owner, pointer or view), the
+    /// same integer.
+    pub(crate) fn copy_value(&mut self, b: &BodyCx<'tcx>, dst: ValueId, src: ValueId, span: Span) {
+        if dst == src {
+            return;
+        }
+        let (kind, view, int) = {
+            let s = self.value(src);
+            (s.kind.clone(), s.view.clone(), s.int.clone())
+        };
+        if let Some(&target) = self.pointees.get(&src) {
+            self.pointees.insert(dst, target);
+        }
+        if let Some(range) = self.ranges.get(&src).cloned() {
+            self.ranges.insert(dst, range);
+        }
+        if let Some(&index) = self.param_structs.get(&src) {
+            self.param_structs.entry(dst).or_insert(index);
+        }
+        let fields: Vec<((u32, u32), ValueId)> = self
+            .fields
+            .iter()
+            .filter(|((base, _, _), _)| *base == src)
+            .map(|((_, var, f), v)| ((*var, *f), *v))
+            .collect();
+        for ((var, f), v) in fields {
+            self.fields.entry((dst, var, f)).or_insert(v);
+        }
+        if kind.is_memory() || matches!(kind, ValueKind::Closure(_) | ValueKind::ScopeHandle) {
+            self.emit(b, Op::Assign { dst, src }, span);
+            let kind = match (kind, self.value(dst).ty) {
+                (ValueKind::Root(r) | ValueKind::View(r), TyClass::RawPtr) => {
+                    ValueKind::RawPtr(Some(r))
+                }
+                (kind, _) => kind,
+            };
+            self.define(dst, kind, view);
+        }
+        if int.is_some() {
+            self.value_mut(dst).int = int;
+        }
+    }
+
+    /// `dst = &place` (or `&raw`, a reborrow): a view of the memory the place is in, or a
+    /// reference to a whole value of this function.
+    fn borrow(&mut self, b: &BodyCx<'tcx>, dst: ValueId, place: &mir::Place<'tcx>, span: Span) {
+        match self.place(b, place, span) {
+            Loc::Value(v) => {
+                if self.value(v).kind.is_memory() {
+                    let view = self.value(v).view.clone();
+                    self.derive(b, dst, v, ViewOp::Whole, view, span);
+                } else {
+                    self.pointees.insert(dst, v);
+                    if let Some(&index) = self.param_structs.get(&v) {
+                        self.param_structs.insert(dst, index);
+                    }
+                }
+            }
+            Loc::Memory { base, region } => {
+                let how = match &region {
+                    Some(r) => ViewOp::Offset(r.offset.clone()),
+                    None => ViewOp::Whole,
+                };
+                let view = region.or_else(|| self.value(base).view.clone());
+                self.derive(b, dst, base, how, view, span);
+            }
+            Loc::Unknown => {}
+        }
+    }
+
+    /// `dst = Aggregate(ops)`: a closure, a range, a struct or tuple whose fields hold
+    /// what it was built from, an array.
+    fn aggregate(
+        &mut self,
+        b: &mut BodyCx<'tcx>,
+        dst: ValueId,
+        kind: &AggregateKind<'tcx>,
+        ops: &[mir::Operand<'tcx>],
+        span: Span,
+    ) {
+        let values: Vec<Option<ValueId>> = ops.iter().map(|op| self.operand(b, op, span)).collect();
+        match kind {
+            AggregateKind::Closure(def_id, _) => {
+                // A capture nothing is known of stays in its slot, so that upvar `k` is
+                // still the `k`-th capture.
+                let captures: Vec<ValueId> = values
+                    .iter()
+                    .map(|v| {
+                        v.unwrap_or_else(|| {
+                            self.new_value(None, ValueKind::Unknown, TyClass::Unknown, span)
+                        })
+                    })
+                    .collect();
+                if let Some(local) = def_id.as_local() {
+                    let body = self.closure(b, local, captures, span);
+                    self.define(dst, ValueKind::Closure(body), None);
+                    self.closure_values.insert(*def_id, dst);
+                }
+            }
+            AggregateKind::Adt(did, variant, _, _, _) => {
+                let tcx = self.tcx;
+                let is_range = tcx.crate_name(did.krate).as_str() == "core"
+                    && matches!(tcx.item_name(*did).as_str(), "Range" | "RangeInclusive");
+                if is_range && values.len() == 2 {
+                    let lo = values[0].and_then(|v| self.int_of(v));
+                    let hi = values[1].and_then(|v| self.int_of(v));
+                    if let (Some(lo), Some(mut hi)) = (lo, hi) {
+                        if tcx.item_name(*did).as_str() == "RangeInclusive" {
+                            hi = &hi + &Expr::int(1);
+                        }
+                        self.ranges.insert(dst, (lo, hi));
+                    }
+                }
+                for (k, v) in values.iter().enumerate() {
+                    if let Some(v) = v {
+                        self.fields.insert((dst, variant.as_u32(), k as u32), *v);
+                    }
+                }
+            }
+            AggregateKind::Tuple => {
+                for (k, v) in values.iter().enumerate() {
+                    if let Some(v) = v {
+                        self.fields.insert((dst, 0, k as u32), *v);
+                    }
+                }
+            }
+            AggregateKind::Array(_) => {
+                self.array_value(dst, Some(Expr::int(values.len() as i64)), span);
+            }
+            _ => {}
+        }
+    }
+
+    /// An array literal held in `dst`: memory of its own, on the stack.
+    fn array_value(&mut self, dst: ValueId, len: Option<Expr>, span: Span) {
+        let Some(ty) = self.value_types.get(&dst).copied() else {
+            return;
+        };
+        let ty::Array(elem, _) = ty.kind() else {
+            return;
+        };
+        let name = self
+            .value(dst)
+            .name
+            .clone()
+            .unwrap_or_else(|| "array".into());
+        let root = self.new_root(
+            &name,
+            tensor_lint_analyzer::ir::RootOrigin::Static,
+            *elem,
+            tensor_lint_analyzer::ir::ReleasedBy::NotOwned,
+            span,
+        );
+        let elem_bytes = self.roots[root.0 as usize].elem_bytes;
+        let view = len.map(|len| {
+            self.roots[root.0 as usize].shape = Some(vec![len.clone()]);
+            View::contiguous(root, elem_bytes, vec![len])
+        });
+        self.define(dst, ValueKind::Root(root), view);
+    }
+
+    /// The number of elements `v` reaches, when its geometry says.
+    pub(crate) fn length_of(&self, v: ValueId) -> Option<Expr> {
+        let view = self.value(v).view.as_ref()?;
+        let mut len = Expr::int(1);
+        for d in &view.dims {
+            len = &len * &d.len;
+        }
+        Some(len)
+    }
+}
+
+/// The integer result of `l op r`, for the operators sizes and indices are made of.
+fn int_binop(op: BinOp, l: &Expr, r: &Expr) -> Option<Expr> {
+    Some(match op {
+        BinOp::Add | BinOp::AddUnchecked | BinOp::AddWithOverflow => l + r,
+        BinOp::Sub | BinOp::SubUnchecked | BinOp::SubWithOverflow => l - r,
+        BinOp::Mul | BinOp::MulUnchecked | BinOp::MulWithOverflow => l * r,
+        BinOp::Div => l.div_floor(r.clone()),
+        BinOp::Rem => l.rem(r.clone()),
+        BinOp::Shl | BinOp::ShlUnchecked => {
+            let k = r.as_const().filter(|k| (0..62).contains(k))?;
+            l * &Expr::int(1i64 << k)
+        }
+        BinOp::Shr | BinOp::ShrUnchecked => {
+            let k = r.as_const().filter(|k| (0..62).contains(k))?;
+            l.div_floor(Expr::int(1i64 << k))
+        }
+        BinOp::BitAnd => {
+            // `x & (2^k - 1)` is `x % 2^k`.
+            let m = r.as_const().filter(|m| *m > 0 && (m + 1) & m == 0)?;
+            l.rem(Expr::int(m + 1))
+        }
+        _ => return None,
+    })
+}
+
+/// `view` moved `n` elements further.
+pub(crate) fn shifted(view: &View, n: &Expr) -> View {
+    View {
+        root: view.root,
+        elem_bytes: view.elem_bytes,
+        offset: &view.offset + n,
+        dims: view.dims.clone(),
+    }
+}
+
+/// A view of `len` contiguous elements starting where `view` starts.
+pub(crate) fn with_len(view: &View, len: Expr) -> View {
+    View {
+        root: view.root,
+        elem_bytes: view.elem_bytes,
+        offset: view.offset.clone(),
+        dims: vec![Dim::new(len, 1)],
+    }
+}

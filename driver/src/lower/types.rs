@@ -1,0 +1,184 @@
+//! What a compiler type says about memory: its [`TyClass`], the element type of the
+//! buffer it owns or reaches, and sizes from the real layouts.
+//!
+//! Library types are known by their crate and name as the compiler resolved them
+//! (`alloc`'s `Vec`, `ndarray`'s `ArrayBase` with its storage parameter), never by how
+//! the code spells them.
+
+use rustc_middle::ty::{self, Ty, TyCtxt, TypingEnv};
+
+use tensor_lint_analyzer::ir::TyClass;
+
+/// The crate and name of an ADT's definition.
+pub(crate) fn adt_is(tcx: TyCtxt<'_>, ty: Ty<'_>, krate: &str, name: &str) -> bool {
+    ty.ty_adt_def().is_some_and(|adt| {
+        let did = adt.did();
+        tcx.item_name(did).as_str() == name && tcx.crate_name(did.krate).as_str() == krate
+    })
+}
+
+/// Which storage an ndarray `ArrayBase<S, D>` has: `Some(true)` owned, `Some(false)` a
+/// view, `None` when `ty` is no ndarray array.
+fn ndarray_owned(tcx: TyCtxt<'_>, ty: Ty<'_>) -> Option<bool> {
+    if !adt_is(tcx, ty, "ndarray", "ArrayBase") {
+        return None;
+    }
+    let ty::Adt(_, args) = ty.kind() else {
+        return None;
+    };
+    let storage = args.types().next()?;
+    let owned = adt_is(tcx, storage, "ndarray", "OwnedRepr")
+        || adt_is(tcx, storage, "ndarray", "OwnedArcRepr");
+    Some(owned)
+}
+
+/// The class of a value of type `ty`.
+pub(crate) fn class_of<'tcx>(tcx: TyCtxt<'tcx>, ty: Ty<'tcx>) -> TyClass {
+    match ty.kind() {
+        ty::Bool | ty::Char | ty::Int(_) | ty::Uint(_) | ty::Float(_) => TyClass::Scalar,
+        ty::RawPtr(..) | ty::FnPtr(..) => TyClass::RawPtr,
+        ty::Ref(_, inner, _) => match class_of(tcx, *inner) {
+            TyClass::Vec | TyClass::Slice | TyClass::Scalar => TyClass::Slice,
+            TyClass::Array | TyClass::ArrayView => TyClass::ArrayView,
+            TyClass::Unknown if inner.is_slice() || inner.is_str() => TyClass::Slice,
+            other => other,
+        },
+        ty::Slice(_) | ty::Str => TyClass::Slice,
+        ty::Array(..) => TyClass::Vec,
+        ty::Adt(adt, args) => {
+            if adt.is_box() {
+                return TyClass::Vec;
+            }
+            let krate = tcx.crate_name(adt.did().krate);
+            let name = tcx.item_name(adt.did());
+            match (krate.as_str(), name.as_str()) {
+                ("alloc", "Vec" | "String") => TyClass::Vec,
+                ("alloc", "Arc" | "Rc") => TyClass::Shared,
+                ("core", "NonNull") => TyClass::RawPtr,
+                ("core", "ManuallyDrop" | "MaybeUninit") => args
+                    .types()
+                    .next()
+                    .map_or(TyClass::Unknown, |inner| class_of(tcx, inner)),
+                ("tch", "Tensor") | ("candle_core", "Tensor") => TyClass::Tensor,
+                ("ndarray", "ArrayBase") => match ndarray_owned(tcx, ty) {
+                    Some(true) => TyClass::Array,
+                    _ => TyClass::ArrayView,
+                },
+                // What arrays dereference to since ndarray 0.17.
+                ("ndarray", "ArrayRef" | "LayoutRef" | "RawRef") => TyClass::ArrayView,
+                _ if adt.did().is_local() => TyClass::LocalStruct,
+                _ => TyClass::Unknown,
+            }
+        }
+        _ => TyClass::Unknown,
+    }
+}
+
+/// The type of the elements a value of type `ty` owns or reaches: a buffer's, a
+/// slice's, an array's, a pointer's or reference's target (the target's elements when
+/// the target is itself a buffer).
+pub(crate) fn element_of<'tcx>(tcx: TyCtxt<'tcx>, ty: Ty<'tcx>) -> Option<Ty<'tcx>> {
+    match ty.kind() {
+        ty::Slice(elem) | ty::Array(elem, _) => Some(*elem),
+        ty::Str => Some(tcx.types.u8),
+        ty::Ref(_, inner, _) | ty::RawPtr(inner, _) => {
+            if is_buffer(tcx, *inner) {
+                element_of(tcx, *inner)
+            } else {
+                Some(*inner)
+            }
+        }
+        ty::Adt(adt, args) => {
+            if adt.is_box() {
+                let inner = args.types().next()?;
+                return if is_buffer(tcx, inner) {
+                    element_of(tcx, inner)
+                } else {
+                    Some(inner)
+                };
+            }
+            let krate = tcx.crate_name(adt.did().krate);
+            let name = tcx.item_name(adt.did());
+            match (krate.as_str(), name.as_str()) {
+                ("alloc", "Vec") | ("core", "NonNull") => args.types().next(),
+                ("alloc", "String") => Some(tcx.types.u8),
+                ("core", "ManuallyDrop" | "MaybeUninit") => element_of(tcx, args.types().next()?),
+                ("ndarray", "ArrayRef" | "LayoutRef" | "RawRef") => args.types().next(),
+                ("ndarray", "ArrayBase") => {
+                    // `ArrayBase<S, D>`: the element is the storage's parameter.
+                    let storage = args.types().next()?;
+                    let ty::Adt(_, storage_args) = storage.kind() else {
+                        return None;
+                    };
+                    let first = storage_args.types().next()?;
+                    match first.kind() {
+                        ty::Ref(_, elem, _) | ty::RawPtr(elem, _) => Some(*elem),
+                        _ => Some(first),
+                    }
+                }
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// Whether `ty` is a buffer of elements (rather than one value): a slice, an array, a
+/// vector, a boxed slice, an ndarray array.
+pub(crate) fn is_buffer<'tcx>(tcx: TyCtxt<'tcx>, ty: Ty<'tcx>) -> bool {
+    match ty.kind() {
+        ty::Slice(_) | ty::Array(..) | ty::Str => true,
+        ty::Adt(adt, args) if adt.is_box() => {
+            args.types().next().is_some_and(|t| is_buffer(tcx, t))
+        }
+        ty::Adt(adt, _) => {
+            let krate = tcx.crate_name(adt.did().krate);
+            let name = tcx.item_name(adt.did());
+            matches!(
+                (krate.as_str(), name.as_str()),
+                ("alloc", "Vec" | "String")
+                    | ("ndarray", "ArrayBase" | "ArrayRef" | "LayoutRef" | "RawRef")
+            )
+        }
+        _ => false,
+    }
+}
+
+/// Whether `ty` reaches a buffer of elements (a slice, a reference to a vector or
+/// array) rather than one value (a reference to an `f32`).
+pub(crate) fn is_buffer_target<'tcx>(tcx: TyCtxt<'tcx>, ty: Ty<'tcx>) -> bool {
+    match ty.kind() {
+        ty::Ref(_, inner, _) | ty::RawPtr(inner, _) => is_buffer(tcx, *inner),
+        _ => is_buffer(tcx, ty),
+    }
+}
+
+/// Whether a value of type `ty` owns heap memory that its drop releases: a vector, a
+/// box, an owned array, a string, a tensor handle.
+pub(crate) fn owns_memory<'tcx>(tcx: TyCtxt<'tcx>, ty: Ty<'tcx>) -> bool {
+    match ty.kind() {
+        ty::Adt(adt, _) if adt.is_box() => true,
+        ty::Adt(..) => {
+            adt_is(tcx, ty, "alloc", "Vec")
+                || adt_is(tcx, ty, "alloc", "String")
+                || adt_is(tcx, ty, "tch", "Tensor")
+                || ndarray_owned(tcx, ty) == Some(true)
+        }
+        _ => false,
+    }
+}
+
+/// Size in bytes of `ty`, from its layout; `None` for unsized or generic types whose
+/// layout depends on what the caller picks.
+pub(crate) fn size_of<'tcx>(tcx: TyCtxt<'tcx>, env: TypingEnv<'tcx>, ty: Ty<'tcx>) -> Option<u64> {
+    let layout = tcx.layout_of(env.as_query_input(ty)).ok()?;
+    layout.is_sized().then(|| layout.size.bytes())
+}
+
+/// The name of a type as the user would write it (`f32`, `Slot`), for messages.
+pub(crate) fn short_name<'tcx>(tcx: TyCtxt<'tcx>, ty: Ty<'tcx>) -> String {
+    match ty.kind() {
+        ty::Adt(adt, _) => tcx.item_name(adt.did()).to_string(),
+        _ => ty.to_string(),
+    }
+}

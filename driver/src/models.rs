@@ -1,0 +1,131 @@
+//! The model table resolved for one crate: each row's path
+//! ([`tensor_lint_analyzer::models::paths`]) looked up through the modules and
+//! re-exports of the crates this compilation loaded, to the items it names.
+//!
+//! A call matches a row by the item the compiler resolved it to (the function, the
+//! method of the impl that runs, or the trait method when no impl is known), never by
+//! its name.
+
+use rustc_data_structures::fx::FxHashMap;
+use rustc_hir::def::DefKind;
+use rustc_hir::def_id::{CrateNum, DefId, LOCAL_CRATE};
+use rustc_middle::ty::fast_reject::SimplifiedType;
+use rustc_middle::ty::TyCtxt;
+use rustc_span::Symbol;
+
+use tensor_lint_analyzer::models::paths;
+use tensor_lint_analyzer::models::Sem;
+
+/// Rows by the items they resolved to.
+pub(crate) struct Models {
+    by_item: FxHashMap<DefId, Sem>,
+}
+
+impl Models {
+    pub(crate) fn new(tcx: TyCtxt<'_>) -> Models {
+        let mut by_item = FxHashMap::default();
+        for (path, sem) in paths::rows() {
+            for item in resolve(tcx, &path) {
+                by_item.entry(item).or_insert(sem);
+            }
+        }
+        Models { by_item }
+    }
+
+    /// The model of a call to `item` (a function, or the method of an impl), also
+    /// through the trait method an impl's method implements.
+    pub(crate) fn of(&self, tcx: TyCtxt<'_>, item: DefId) -> Option<Sem> {
+        self.by_item
+            .get(&item)
+            .or_else(|| self.by_item.get(&tcx.trait_item_of(item)?))
+            .copied()
+    }
+}
+
+/// The items a model path names (none when its crate is not loaded).
+pub(crate) fn resolve(tcx: TyCtxt<'_>, path: &str) -> Vec<DefId> {
+    let segments: Vec<&str> = path.split("::").collect();
+    let Some((first, rest)) = segments.split_first() else {
+        return Vec::new();
+    };
+    // `[T]::method`, `*mut T::method`: the inherent methods of a built-in type.
+    let builtin = match *first {
+        "[T]" => Some(SimplifiedType::Slice),
+        "*mut T" => Some(SimplifiedType::Ptr(rustc_hir::Mutability::Mut)),
+        "*const T" => Some(SimplifiedType::Ptr(rustc_hir::Mutability::Not)),
+        _ => None,
+    };
+    if let Some(simplified) = builtin {
+        let [method] = rest else {
+            return Vec::new();
+        };
+        let name = Symbol::intern(method);
+        return tcx
+            .incoherent_impls(simplified)
+            .iter()
+            .flat_map(|&imp| assoc_named(tcx, imp, name))
+            .collect();
+    }
+    let mut items: Vec<DefId> = crates_named(tcx, first)
+        .into_iter()
+        .map(|krate| krate.as_def_id())
+        .collect();
+    for segment in rest {
+        let name = Symbol::intern(segment);
+        items = items
+            .into_iter()
+            .flat_map(|item| children_named(tcx, item, name))
+            .collect();
+        let mut seen = rustc_data_structures::fx::FxHashSet::default();
+        items.retain(|item| seen.insert(*item));
+    }
+    items
+}
+
+fn crates_named(tcx: TyCtxt<'_>, name: &str) -> Vec<CrateNum> {
+    let name = Symbol::intern(name);
+    std::iter::once(LOCAL_CRATE)
+        .chain(tcx.crates(()).iter().copied())
+        .filter(|&krate| tcx.crate_name(krate) == name)
+        .collect()
+}
+
+/// The items named `name` inside `item`: a module's children (re-exports followed),
+/// a type's inherent associated functions, a trait's methods.
+fn children_named(tcx: TyCtxt<'_>, item: DefId, name: Symbol) -> Vec<DefId> {
+    match tcx.def_kind(item) {
+        DefKind::Mod => {
+            let children = match item.as_local() {
+                Some(local) => tcx.module_children_local(local),
+                None => tcx.module_children(item),
+            };
+            children
+                .iter()
+                .filter(|child| child.ident.name == name)
+                .filter_map(|child| child.res.opt_def_id())
+                .collect()
+        }
+        DefKind::Struct | DefKind::Enum | DefKind::Union | DefKind::TyAlias => {
+            let ty_item = match tcx.def_kind(item) {
+                DefKind::TyAlias => match tcx.type_of(item).skip_binder().ty_adt_def() {
+                    Some(adt) => adt.did(),
+                    None => return Vec::new(),
+                },
+                _ => item,
+            };
+            tcx.inherent_impls(ty_item)
+                .iter()
+                .flat_map(|&imp| assoc_named(tcx, imp, name))
+                .collect()
+        }
+        DefKind::Trait => assoc_named(tcx, item, name),
+        _ => Vec::new(),
+    }
+}
+
+fn assoc_named(tcx: TyCtxt<'_>, container: DefId, name: Symbol) -> Vec<DefId> {
+    tcx.associated_items(container)
+        .filter_by_name_unhygienic(name)
+        .map(|assoc| assoc.def_id)
+        .collect()
+}

@@ -1,0 +1,710 @@
+//! The compiler front end: `cargo check` of the project with this binary as
+//! `RUSTC_WORKSPACE_WRAPPER`, so that rustc runs tensor-lint's driver on every crate of
+//! the workspace (dependencies are only compiled), under the pinned toolchain and into
+//! a target folder of its own. The driver writes what it found beside each crate's
+//! metadata; this module reads it back for the crates cargo reports, and turns the
+//! compiler's own errors (code that does not build) into findings of their own.
+//!
+//! Loose files are each compiled as a library crate of their own, with the
+//! dependencies of the package they sit in (none outside a package).
+
+use std::collections::BTreeMap;
+use std::io::BufReader;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use cargo_metadata::{Message, MetadataCommand};
+
+use tensor_lint_analyzer::source::{FileId, SourceError, SourceMap, Span};
+use tensor_lint_analyzer::suppress::AllowRegion;
+use tensor_lint_lints::crate_findings::{self, CrateFindings};
+use tensor_lint_lints::diagnostic::{Diagnostic, Label, Severity};
+
+use crate::config::Config;
+use crate::coverage::Analysed;
+use crate::driver::{settle, LevelFlag};
+use crate::error::ToolError;
+use crate::report::{Finding, Origin};
+use crate::workspace::{Features, Inputs};
+
+/// Set for the `cargo check` this module runs: this binary, started by cargo as
+/// `RUSTC_WORKSPACE_WRAPPER`, is then rustc with tensor-lint's driver.
+pub const WRAPPER_ENV: &str = "TENSOR_LINT_WRAPPER";
+
+/// Whether this process was started by cargo as the rustc wrapper.
+pub fn invoked_as_wrapper(args: &[std::ffi::OsString]) -> bool {
+    std::env::var_os(WRAPPER_ENV).is_some()
+        && args
+            .get(1)
+            .map(Path::new)
+            .and_then(Path::file_stem)
+            .is_some_and(|stem| stem == "rustc")
+}
+
+/// What the compiler front end found.
+pub struct Checked {
+    pub sources: SourceMap,
+    pub findings: Vec<Finding>,
+    pub analysed: Analysed,
+}
+
+/// Checks `inputs` with the compiler.
+pub fn check(inputs: &Inputs, flags: &[LevelFlag]) -> Result<Checked, ToolError> {
+    check_with(inputs, flags, None).map(|(checked, _)| checked)
+}
+
+/// The IR of a loose file's functions (of those named `function`, when given), as the
+/// compiler front end lowers them.
+pub fn dump_ir(file: &Path, function: Option<&str>) -> Result<String, ToolError> {
+    let inputs = Inputs::Files(vec![file.to_path_buf()]);
+    let (checked, dumps) = check_with(&inputs, &[], Some(function.unwrap_or("")))?;
+    let mut out = dumps.concat();
+    for finding in checked
+        .findings
+        .iter()
+        .filter(|f| f.diagnostic.code.is_none())
+    {
+        out.push_str(&format!("error: {}\n", finding.diagnostic.message));
+    }
+    Ok(out)
+}
+
+fn check_with(
+    inputs: &Inputs,
+    flags: &[LevelFlag],
+    dump_ir: Option<&str>,
+) -> Result<(Checked, Vec<String>), ToolError> {
+    let sysroot = crate::toolchain::ensure_installed()?;
+    let mut run = Run {
+        sysroot,
+        sources: SourceMap::new(),
+        findings: Vec::new(),
+        files: BTreeMap::new(),
+        flags: flags.to_vec(),
+        dump_ir: dump_ir.map(str::to_string),
+        dumps: Vec::new(),
+    };
+    match inputs {
+        Inputs::Cargo {
+            manifest_path,
+            packages,
+            workspace,
+            all_targets,
+            features,
+        } => {
+            let manifest = match manifest_path {
+                Some(path) => path.clone(),
+                None => find_manifest()?,
+            };
+            let project = Project::load(&manifest)?;
+            let mut args: Vec<String> = Vec::new();
+            for p in packages {
+                args.extend(["--package".into(), p.clone()]);
+            }
+            if *workspace {
+                args.push("--workspace".into());
+            }
+            if *all_targets {
+                args.push("--all-targets".into());
+            }
+            args.extend(feature_args(features));
+            run.cargo_check(&project, &manifest, &args, None)?;
+        }
+        Inputs::Files(files) => {
+            for file in files {
+                run.loose_file(file)?;
+            }
+        }
+    }
+    let analysed = Analysed {
+        files: run.files.len(),
+        lines: run.files.values().sum(),
+    };
+    let mut findings = run.findings;
+    let sources = run.sources;
+    fn shown<'a>(sources: &'a SourceMap, f: &'a Finding) -> (Option<&'a str>, u32, u32, &'a str) {
+        let span = f.diagnostic.primary.span;
+        let name = sources.try_get(span.file).map(|file| file.display.as_str());
+        (name, span.lo, span.hi, f.diagnostic.message.as_str())
+    }
+    findings.sort_by(|a, b| shown(&sources, a).cmp(&shown(&sources, b)));
+    findings.dedup_by(|a, b| a.diagnostic == b.diagnostic);
+    Ok((
+        Checked {
+            sources,
+            findings,
+            analysed,
+        },
+        run.dumps,
+    ))
+}
+
+fn feature_args(features: &Features) -> Vec<String> {
+    let mut args = Vec::new();
+    if !features.named.is_empty() {
+        args.extend(["--features".into(), features.named.join(",")]);
+    }
+    if features.all {
+        args.push("--all-features".into());
+    }
+    if features.no_default {
+        args.push("--no-default-features".into());
+    }
+    args
+}
+
+/// A cargo workspace as `cargo metadata --no-deps` describes it.
+struct Project {
+    root: PathBuf,
+    target_dir: PathBuf,
+    metadata: cargo_metadata::Metadata,
+    config: Config,
+}
+
+impl Project {
+    fn load(manifest: &Path) -> Result<Project, ToolError> {
+        if !manifest.is_file() {
+            return Err(ToolError::usage(
+                format!("manifest path `{}` does not exist", manifest.display()),
+                None,
+            ));
+        }
+        let metadata = MetadataCommand::new()
+            .manifest_path(manifest)
+            .no_deps()
+            .exec()
+            .map_err(|err| ToolError::Cargo {
+                message: format!("`cargo metadata` failed for `{}`", manifest.display()),
+                detail: match &err {
+                    cargo_metadata::Error::CargoMetadata { stderr } => stderr.trim().to_string(),
+                    other => other.to_string(),
+                },
+            })?;
+        let root = metadata.workspace_root.clone().into_std_path_buf();
+        let config = Config::load_workspace(&root)?;
+        Ok(Project {
+            target_dir: metadata.target_directory.clone().into_std_path_buf(),
+            root,
+            metadata,
+            config,
+        })
+    }
+}
+
+/// One run of the front end over any number of `cargo check`s.
+struct Run {
+    sysroot: PathBuf,
+    sources: SourceMap,
+    findings: Vec<Finding>,
+    /// Lines of every file analysed, each once.
+    files: BTreeMap<PathBuf, usize>,
+    flags: Vec<LevelFlag>,
+    /// Asks the driver for the IR (see [`dump_ir`]), and what it gave.
+    dump_ir: Option<String>,
+    dumps: Vec<String>,
+}
+
+/// How the findings of a loose file are shown: as the file is named, with its own
+/// origin, rather than as the crate made for it.
+struct Loose {
+    origin: Origin,
+}
+
+impl Run {
+    /// `cargo check` of `manifest` with the driver, reading back what it found.
+    fn cargo_check(
+        &mut self,
+        project: &Project,
+        manifest: &Path,
+        extra: &[String],
+        loose: Option<&Loose>,
+    ) -> Result<(), ToolError> {
+        let exe = std::env::current_exe()
+            .map_err(|e| ToolError::io("cannot find the tensor-lint executable".into(), e))?;
+        let mut options =
+            serde_json::json!({ "cache_line_bytes": project.config.cache_line_bytes });
+        if let Some(function) = &self.dump_ir {
+            options["dump_ir"] = serde_json::Value::String(function.clone());
+        }
+        let target_dir = project.target_dir.join("tensor-lint");
+        let mut command = Command::new("cargo");
+        command
+            .arg("check")
+            .arg("--manifest-path")
+            .arg(manifest)
+            .args(["--message-format=json", "--keep-going", "--quiet"])
+            .args(extra)
+            .env("RUSTUP_TOOLCHAIN", crate::toolchain::channel())
+            .env("RUSTC_WORKSPACE_WRAPPER", &exe)
+            .env(WRAPPER_ENV, "1")
+            .env(crate_findings::OPTIONS_ENV, options.to_string())
+            .env("CARGO_TARGET_DIR", &target_dir)
+            .env("LD_LIBRARY_PATH", library_path(&self.sysroot))
+            .env_remove("CARGO")
+            .env_remove("RUSTC")
+            .env_remove("RUSTDOC")
+            .env_remove("CARGO_BUILD_RUSTC")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        if let Some(parent) = manifest.parent().filter(|p| !p.as_os_str().is_empty()) {
+            // Cargo's configuration (`.cargo/config.toml`) is read from where it runs.
+            if loose.is_none() {
+                command.current_dir(parent);
+            }
+        }
+        let mut child = command
+            .spawn()
+            .map_err(|e| ToolError::io("cannot run `cargo check`".into(), e))?;
+        let stdout = child.stdout.take().expect("stdout is piped");
+        let stderr_reader = child.stderr.take().map(|mut err| {
+            std::thread::spawn(move || {
+                let mut text = String::new();
+                let _ = std::io::Read::read_to_string(&mut err, &mut text);
+                text
+            })
+        });
+        let members: Vec<&cargo_metadata::Package> = project.metadata.workspace_packages();
+        let mut artifacts: Vec<(cargo_metadata::Artifact, PathBuf)> = Vec::new();
+        let mut compile_errors: Vec<(
+            cargo_metadata::PackageId,
+            cargo_metadata::Target,
+            cargo_metadata::diagnostic::Diagnostic,
+        )> = Vec::new();
+        let mut finished = false;
+        for message in Message::parse_stream(BufReader::new(stdout)) {
+            let Ok(message) = message else { continue };
+            match message {
+                Message::CompilerArtifact(artifact) => {
+                    if !members.iter().any(|p| p.id == artifact.package_id) {
+                        continue;
+                    }
+                    let Some(rmeta) = artifact
+                        .filenames
+                        .iter()
+                        .find(|f| f.extension() == Some("rmeta"))
+                        .map(|f| f.clone().into_std_path_buf())
+                    else {
+                        continue;
+                    };
+                    artifacts.push((artifact, crate_findings::path_beside(&rmeta)));
+                }
+                Message::CompilerMessage(msg) => {
+                    if msg.message.level == cargo_metadata::diagnostic::DiagnosticLevel::Error
+                        && members.iter().any(|p| p.id == msg.package_id)
+                    {
+                        compile_errors.push((msg.package_id, msg.target, msg.message));
+                    }
+                }
+                Message::BuildFinished(_) => finished = true,
+                _ => {}
+            }
+        }
+        let status = child
+            .wait()
+            .map_err(|e| ToolError::io("cannot wait for `cargo check`".into(), e))?;
+        let stderr = stderr_reader
+            .and_then(|h| h.join().ok())
+            .unwrap_or_default();
+        if !status.success() && artifacts.is_empty() && compile_errors.is_empty() {
+            return Err(ToolError::Cargo {
+                message: format!("`cargo check` failed for `{}`", manifest.display()),
+                detail: if finished {
+                    stderr.trim().to_string()
+                } else {
+                    format!("cargo stopped before it finished\n{}", stderr.trim())
+                },
+            });
+        }
+        let display_base = match loose {
+            Some(_) => std::env::current_dir().unwrap_or_default(),
+            None => project.root.clone(),
+        };
+        for (artifact, findings_path) in artifacts {
+            let package = members.iter().find(|p| p.id == artifact.package_id);
+            let origin = match loose {
+                Some(l) => l.origin.clone(),
+                None => origin_of(package.copied(), &artifact.target),
+            };
+            let config = match (loose, package) {
+                (None, Some(p)) => project.config.for_package(p.manifest_path.as_std_path())?,
+                _ => project.config.clone(),
+            };
+            match CrateFindings::read(&findings_path) {
+                Some(mut found) => {
+                    if let Some(dump) = found.ir_dump.take() {
+                        self.dumps.push(dump);
+                    }
+                    self.adopt(found, &origin, &config, &display_base)
+                }
+                None => self.findings.push(Finding {
+                    diagnostic: missing_findings(&artifact.target.name, &mut self.sources),
+                    origin,
+                }),
+            }
+        }
+        for (package_id, target, message) in compile_errors {
+            let package = members.iter().find(|p| p.id == package_id).copied();
+            let origin = match loose {
+                Some(l) => l.origin.clone(),
+                None => origin_of(package, &target),
+            };
+            let diagnostic = self.compile_error(&message, &project.root, &display_base);
+            self.findings.push(Finding { diagnostic, origin });
+        }
+        Ok(())
+    }
+
+    /// Takes one crate's findings into the run: its files into the source map, its
+    /// findings settled by the configuration and the command line.
+    fn adopt(
+        &mut self,
+        found: CrateFindings,
+        origin: &Origin,
+        config: &Config,
+        display_base: &Path,
+    ) {
+        let ids: Vec<FileId> = found
+            .files
+            .iter()
+            .map(|path| self.file_id(path, display_base))
+            .collect();
+        let map = |f: FileId| ids.get(f.0 as usize).copied().unwrap_or(FileId(u32::MAX));
+        let remap_span = |s: Span| Span {
+            file: map(s.file),
+            ..s
+        };
+        let problems: Vec<SourceError> = found
+            .problems
+            .iter()
+            .map(|p| SourceError {
+                span: remap_span(p.span),
+                ..p.clone()
+            })
+            .collect();
+        let regions: Vec<AllowRegion> = found
+            .allows
+            .iter()
+            .map(|r| {
+                let mut r = r.clone();
+                r.region = remap_span(r.region);
+                for n in &mut r.names {
+                    n.span = remap_span(n.span);
+                }
+                r
+            })
+            .collect();
+        let lint_findings = found
+            .findings
+            .iter()
+            .filter_map(|f| {
+                let mut finding = f.to_finding()?;
+                finding.diagnostic.map_files(map);
+                Some(finding)
+            })
+            .filter(|f| {
+                self.sources
+                    .try_get(f.diagnostic.primary.span.file)
+                    .is_some_and(|file| !config.is_excluded(&file.path))
+            })
+            .collect();
+        let problem_refs: Vec<&SourceError> = problems.iter().collect();
+        for diagnostic in settle(lint_findings, &problem_refs, &regions, config, &self.flags) {
+            self.findings.push(Finding {
+                diagnostic,
+                origin: origin.clone(),
+            });
+        }
+        if let Some(error) = found.internal_error {
+            let span = error
+                .span
+                .map(remap_span)
+                .or_else(|| ids.first().map(|&f| Span::new(f, 0, 0)))
+                .unwrap_or(Span::new(FileId(0), 0, 0));
+            let diagnostic = Diagnostic::new(
+                Severity::Error,
+                format!(
+                    "internal error of tensor-lint while checking `{}`",
+                    found.crate_name
+                ),
+                Label::new(span, "while analysing this"),
+            )
+            .with_note(format!("the analyzer failed: {}", error.message))
+            .with_help("this is a bug in tensor-lint; please report it with this crate's source");
+            self.findings.push(Finding {
+                diagnostic,
+                origin: origin.clone(),
+            });
+        }
+    }
+
+    /// The id of `path` in the run's source map, reading it once.
+    fn file_id(&mut self, path: &Path, display_base: &Path) -> FileId {
+        if let Some(id) = self.sources.find_path(path) {
+            return id;
+        }
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        let shown = path.strip_prefix(display_base).unwrap_or(path);
+        let display = shown.display().to_string().replace('\\', "/");
+        self.files
+            .entry(path.to_path_buf())
+            .or_insert_with(|| text.lines().count());
+        self.sources.add(path.to_path_buf(), display, text)
+    }
+
+    /// An error of the compiler (the checked code does not build) as a finding of its
+    /// own, at the place rustc points at.
+    fn compile_error(
+        &mut self,
+        message: &cargo_metadata::diagnostic::Diagnostic,
+        root: &Path,
+        display_base: &Path,
+    ) -> Diagnostic {
+        let primary = message
+            .spans
+            .iter()
+            .find(|s| s.is_primary)
+            .or_else(|| message.spans.first());
+        let label = match primary {
+            Some(span) => {
+                let path = root.join(&span.file_name);
+                let path = if Path::new(&span.file_name).is_absolute() {
+                    PathBuf::from(&span.file_name)
+                } else {
+                    path
+                };
+                let file = self.file_id(&path, display_base);
+                Label::new(
+                    Span::new(file, span.byte_start as usize, span.byte_end as usize),
+                    span.label.clone().unwrap_or_default(),
+                )
+            }
+            None => {
+                let file = self
+                    .sources
+                    .add(PathBuf::new(), String::new(), String::new());
+                Label::new(Span::new(file, 0, 0), "")
+            }
+        };
+        let mut diagnostic = Diagnostic::new(Severity::Error, message.message.clone(), label);
+        for child in &message.children {
+            let text = child.message.clone();
+            match child.level {
+                cargo_metadata::diagnostic::DiagnosticLevel::Help => diagnostic.helps.push(text),
+                _ => diagnostic.notes.push(text),
+            }
+        }
+        diagnostic
+            .notes
+            .push("the code does not compile, so tensor-lint could not check this crate".into());
+        diagnostic
+    }
+
+    /// A loose file, compiled as a library of its own with the dependencies of the
+    /// package it sits in.
+    fn loose_file(&mut self, file: &Path) -> Result<(), ToolError> {
+        if !file.is_file() {
+            return Err(ToolError::usage(
+                format!("`{}` does not exist or is not a file", file.display()),
+                None,
+            ));
+        }
+        let cwd = std::env::current_dir()
+            .map_err(|e| ToolError::io("cannot read the current directory".into(), e))?;
+        let absolute = std::fs::canonicalize(file).unwrap_or_else(|_| cwd.join(file));
+        let crate_name = crate_name_of(&absolute);
+        let enclosing = absolute.parent().and_then(|dir| {
+            dir.ancestors()
+                .map(|d| d.join("Cargo.toml"))
+                .find(|m| m.is_file())
+        });
+        let host = match &enclosing {
+            Some(manifest) => Some(Project::load(manifest)?),
+            None => None,
+        };
+        let base_target = match &host {
+            Some(p) => p.target_dir.clone(),
+            None => std::env::temp_dir().join("tensor-lint-loose"),
+        };
+        let dir = base_target.join("tensor-lint").join("loose").join(format!(
+            "{crate_name}-{:016x}",
+            crate::report::stable_hash(&[&absolute.display().to_string()])
+        ));
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| ToolError::io(format!("cannot create `{}`", dir.display()), e))?;
+        let manifest = dir.join("Cargo.toml");
+        let (dependencies, edition, lockfile) = match &host {
+            Some(project) => host_dependencies(project, enclosing.as_deref()),
+            None => (String::new(), "2021".to_string(), None),
+        };
+        let text = format!(
+            "[package]\nname = \"{crate_name}\"\nversion = \"0.0.0\"\nedition = \"{edition}\"\npublish = false\n\n[lib]\npath = {path}\n\n[dependencies]\n{dependencies}\n[workspace]\n",
+            path = toml_string(&absolute.display().to_string()),
+        );
+        write_if_changed(&manifest, &text)?;
+        if let Some(lock) = lockfile {
+            if let Ok(lock_text) = std::fs::read_to_string(&lock) {
+                write_if_changed(&dir.join("Cargo.lock"), &lock_text)?;
+            }
+        }
+        let project = Project {
+            root: dir.clone(),
+            target_dir: base_target,
+            metadata: MetadataCommand::new()
+                .manifest_path(&manifest)
+                .no_deps()
+                .exec()
+                .map_err(|err| ToolError::Cargo {
+                    message: format!("cannot compile `{}` on its own", file.display()),
+                    detail: err.to_string(),
+                })?,
+            config: match &host {
+                Some(p) => p.config.clone(),
+                None => Config::load_workspace(&cwd)?,
+            },
+        };
+        let dir_text = absolute.parent().unwrap_or(&cwd).display().to_string();
+        let origin = Origin {
+            package_id: format!("path+file://{dir_text}#{crate_name}@0.0.0"),
+            manifest_path: absolute.display().to_string(),
+            target_name: crate_name.clone(),
+            target_kind: vec!["lib".into()],
+            crate_types: vec!["lib".into()],
+            src_path: absolute.display().to_string(),
+            edition: edition_of(&text),
+        };
+        self.cargo_check(&project, &manifest, &[], Some(&Loose { origin }))
+    }
+}
+
+/// The dependencies of the package at `manifest` (the one a loose file sits in), as
+/// `[dependencies]` lines, with its edition and its workspace's lockfile.
+fn host_dependencies(
+    project: &Project,
+    manifest: Option<&Path>,
+) -> (String, String, Option<PathBuf>) {
+    let manifest = manifest.and_then(|m| std::fs::canonicalize(m).ok());
+    let package = project
+        .metadata
+        .packages
+        .iter()
+        .find(|p| std::fs::canonicalize(p.manifest_path.as_std_path()).ok() == manifest);
+    let lock = project.root.join("Cargo.lock");
+    let lock = lock.is_file().then_some(lock);
+    let Some(package) = package else {
+        return (String::new(), "2021".into(), lock);
+    };
+    let mut out = String::new();
+    for dep in &package.dependencies {
+        if dep.kind != cargo_metadata::DependencyKind::Normal {
+            continue;
+        }
+        let key = dep.rename.clone().unwrap_or_else(|| dep.name.clone());
+        let mut parts = vec![format!("package = {}", toml_string(&dep.name))];
+        match &dep.path {
+            Some(path) => parts.push(format!("path = {}", toml_string(path.as_str()))),
+            None => parts.push(format!("version = {}", toml_string(&dep.req.to_string()))),
+        }
+        if !dep.uses_default_features {
+            parts.push("default-features = false".into());
+        }
+        if !dep.features.is_empty() {
+            let list: Vec<String> = dep.features.iter().map(|f| toml_string(f)).collect();
+            parts.push(format!("features = [{}]", list.join(", ")));
+        }
+        out.push_str(&format!("{key} = {{ {} }}\n", parts.join(", ")));
+    }
+    (out, package.edition.as_str().to_string(), lock)
+}
+
+fn toml_string(text: &str) -> String {
+    toml::Value::String(text.to_string()).to_string()
+}
+
+fn edition_of(manifest: &str) -> String {
+    manifest
+        .lines()
+        .find_map(|l| l.strip_prefix("edition = "))
+        .map(|e| e.trim_matches('"').to_string())
+        .unwrap_or_else(|| "2021".into())
+}
+
+/// A crate name for a loose file: its stem, as rustc would make one of it.
+fn crate_name_of(path: &Path) -> String {
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().to_string())
+        .unwrap_or_default();
+    let mut name: String = stem
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    if !name.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        name.insert_str(0, "file_");
+    }
+    name
+}
+
+fn write_if_changed(path: &Path, text: &str) -> Result<(), ToolError> {
+    if std::fs::read_to_string(path).is_ok_and(|old| old == text) {
+        return Ok(());
+    }
+    std::fs::write(path, text)
+        .map_err(|e| ToolError::io(format!("cannot write `{}`", path.display()), e))
+}
+
+/// The origin of a finding in `target` of `package`, as cargo describes it.
+fn origin_of(package: Option<&cargo_metadata::Package>, target: &cargo_metadata::Target) -> Origin {
+    Origin {
+        package_id: package.map(|p| p.id.repr.clone()).unwrap_or_default(),
+        manifest_path: package
+            .map(|p| p.manifest_path.to_string())
+            .unwrap_or_default(),
+        target_name: target.name.clone(),
+        target_kind: target.kind.iter().map(|k| k.to_string()).collect(),
+        crate_types: target.crate_types.iter().map(|k| k.to_string()).collect(),
+        src_path: target.src_path.to_string(),
+        edition: target.edition.as_str().to_string(),
+    }
+}
+
+/// A crate cargo compiled whose findings file is missing: an internal error, said.
+fn missing_findings(target: &str, sources: &mut SourceMap) -> Diagnostic {
+    let file = sources.add(PathBuf::new(), String::new(), String::new());
+    Diagnostic::new(
+        Severity::Error,
+        format!("tensor-lint did not analyse `{target}`"),
+        Label::new(Span::new(file, 0, 0), ""),
+    )
+    .with_note("cargo compiled the crate, but the driver wrote no findings for it")
+    .with_help("run `cargo clean` in the project's `target/tensor-lint` folder and check again")
+}
+
+/// The nearest `Cargo.toml` from the current directory upwards, as cargo finds it.
+fn find_manifest() -> Result<PathBuf, ToolError> {
+    let cwd = std::env::current_dir()
+        .map_err(|e| ToolError::io("cannot read the current directory".into(), e))?;
+    cwd.ancestors()
+        .map(|dir| dir.join("Cargo.toml"))
+        .find(|candidate| candidate.is_file())
+        .ok_or_else(|| {
+            ToolError::usage(
+                format!(
+                    "could not find `Cargo.toml` in `{}` or any parent directory",
+                    cwd.display()
+                ),
+                Some(
+                    "pass `--manifest-path PATH`, or `.rs` files to check them on their own".into(),
+                ),
+            )
+        })
+}
+
+/// `LD_LIBRARY_PATH` with the toolchain's libraries first: the driver links the
+/// compiler's.
+fn library_path(sysroot: &Path) -> std::ffi::OsString {
+    let mut paths = vec![sysroot.join("lib")];
+    if let Some(old) = std::env::var_os("LD_LIBRARY_PATH") {
+        paths.extend(std::env::split_paths(&old));
+    }
+    std::env::join_paths(paths).unwrap_or_default()
+}
