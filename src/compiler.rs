@@ -246,11 +246,14 @@ impl Run {
             .env_remove("CARGO_BUILD_RUSTC")
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
-        if let Some(parent) = manifest.parent().filter(|p| !p.as_os_str().is_empty()) {
-            // Cargo's configuration (`.cargo/config.toml`) is read from where it runs.
-            if loose.is_none() {
-                command.current_dir(parent);
-            }
+        // Cargo reads its configuration (`.cargo/config.toml`) from where it runs: the
+        // project's, or the folder of a loose file.
+        let run_in = match loose {
+            Some(l) => Path::new(&l.origin.src_path).parent().map(Path::to_path_buf),
+            None => manifest.parent().map(Path::to_path_buf),
+        };
+        if let Some(dir) = run_in.filter(|d| !d.as_os_str().is_empty()) {
+            command.current_dir(dir);
         }
         let mut child = command
             .spawn()

@@ -18,15 +18,28 @@ use tensor_lint_analyzer::models::Sem;
 
 /// Rows by the items they resolved to.
 pub(crate) struct Models {
-    by_item: FxHashMap<DefId, Sem>,
+    by_item: FxHashMap<DefId, Model>,
+}
+
+/// What a row says of the items it names, and how messages name them.
+#[derive(Clone, Debug)]
+pub(crate) struct Model {
+    pub sem: Sem,
+    /// The row's path as a user writes it without a `use`: `Box::into_raw` for the
+    /// prelude's types, `std::mem::forget` otherwise.
+    pub name: String,
 }
 
 impl Models {
     pub(crate) fn new(tcx: TyCtxt<'_>) -> Models {
         let mut by_item = FxHashMap::default();
         for (path, sem) in paths::rows() {
+            let name = paths::display_name(&path);
             for item in resolve(tcx, &path) {
-                by_item.entry(item).or_insert(sem);
+                by_item.entry(item).or_insert_with(|| Model {
+                    sem,
+                    name: name.clone(),
+                });
             }
         }
         Models { by_item }
@@ -34,11 +47,10 @@ impl Models {
 
     /// The model of a call to `item` (a function, or the method of an impl), also
     /// through the trait method an impl's method implements.
-    pub(crate) fn of(&self, tcx: TyCtxt<'_>, item: DefId) -> Option<Sem> {
+    pub(crate) fn of(&self, tcx: TyCtxt<'_>, item: DefId) -> Option<&Model> {
         self.by_item
             .get(&item)
             .or_else(|| self.by_item.get(&tcx.trait_item_of(item)?))
-            .copied()
     }
 }
 

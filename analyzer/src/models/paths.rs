@@ -120,6 +120,7 @@ pub const PATHS: &[(&str, Sem)] = &[
     ("std::mem::take", Sem::TakeOut),
     ("std::mem::replace", Sem::TakeOut),
     ("std::mem::swap", Sem::SwapPlaces),
+    ("std::mem::transmute_copy", Sem::BitCopy(0)),
     (
         "std::mem::ManuallyDrop::new",
         Sem::Wrap(WrapKind::ManuallyDrop),
@@ -200,6 +201,25 @@ pub const NDARRAY_TYPES: &[&str] = &[
     "ndarray::LayoutRef",
     "ndarray::RawRef",
 ];
+
+/// How a message names the item of row `path`: as a user writes it without a `use`
+/// (`Box::into_raw` for the types of the prelude, the whole path otherwise).
+pub fn display_name(path: &str) -> String {
+    const PRELUDE: &[(&str, &str)] = &[
+        ("std::boxed::Box::", "Box::"),
+        ("std::vec::Vec::", "Vec::"),
+        ("std::string::String::", "String::"),
+        ("[T]::", ""),
+        ("*mut T::", ""),
+        ("*const T::", ""),
+    ];
+    for (prefix, shown) in PRELUDE {
+        if let Some(rest) = path.strip_prefix(prefix) {
+            return format!("{shown}{rest}");
+        }
+    }
+    path.to_string()
+}
 
 /// Every row: [`PATHS`], then the ndarray methods on each ndarray type.
 pub fn rows() -> impl Iterator<Item = (String, Sem)> {

@@ -32,7 +32,7 @@ pub(crate) struct Arg<'tcx> {
 /// What a call was resolved to.
 enum Target<'tcx> {
     Local(FnId),
-    Model(Sem, ty::GenericArgsRef<'tcx>),
+    Model(Sem, String, ty::GenericArgsRef<'tcx>),
     /// A closure this function made, called directly.
     Closure(ValueId),
     Unknown(String),
@@ -71,8 +71,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         }
         match self.resolve(func) {
             Target::Local(id) => self.local_call(b, id, &lowered, dst, dest_ty, span),
-            Target::Model(sem, generics) => {
-                let name = self.callee_name(func);
+            Target::Model(sem, name, generics) => {
                 let call = ModelCall {
                     name: &name,
                     args: &lowered,
@@ -154,13 +153,13 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 return Target::Local(id);
             }
         }
-        if let Some(sem) = self
+        if let Some(model) = self
             .cx
             .models
             .of(tcx, item)
             .or_else(|| self.cx.models.of(tcx, def_id))
         {
-            return Target::Model(sem, generic_args);
+            return Target::Model(model.sem, model.name.clone(), generic_args);
         }
         Target::Unknown(tcx.def_path_str(item))
     }
@@ -220,28 +219,33 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
     }
 
     /// The values holding memory that `v` is or holds: itself, or the fields it was
-    /// built with (a struct passed to a function that frees what it holds).
-    fn memory_parts(&self, v: ValueId) -> Vec<ValueId> {
-        if self.value(v).kind.is_memory() {
-            return vec![v];
-        }
-        let base = self.pointees.get(&v).copied().unwrap_or(v);
-        let mut parts: Vec<(u32, u32, ValueId)> = self
-            .fields
-            .iter()
-            .filter(|((owner, _, _), field)| *owner == base && self.value(**field).kind.is_memory())
-            .map(|((_, var, f), field)| (*var, *f, *field))
-            .collect();
-        parts.sort();
-        parts.into_iter().map(|(_, _, f)| f).collect()
+    /// built with, and theirs (a struct passed to a function that frees what it holds,
+    /// a tuple returned).
+    pub(crate) fn memory_parts(&self, v: ValueId) -> Vec<ValueId> {
+        let mut out = Vec::new();
+        self.collect_memory_parts(v, 0, &mut out);
+        out
     }
 
-    fn callee_name(&self, func: &mir::Operand<'tcx>) -> String {
-        match func.const_fn_def() {
-            Some((def_id, _)) => self.tcx.item_name(def_id).to_string(),
-            None => "call".into(),
+    fn collect_memory_parts(&self, v: ValueId, depth: u32, out: &mut Vec<ValueId>) {
+        if let Some(root) = self.value(v).kind.root() {
+            if !out.contains(&v) {
+                out.push(v);
+            }
+            // An array on the stack holds what its elements hold.
+            if self.roots[root.0 as usize].origin != RootOrigin::Static {
+                return;
+            }
+        }
+        if depth > 3 {
+            return;
+        }
+        let base = self.pointees.get(&v).copied().unwrap_or(v);
+        for (_, _, field) in self.fields_of(base) {
+            self.collect_memory_parts(field, depth + 1, out);
         }
     }
+
 
     /// A call to a function of this crate: its summary's effects happen here.
     fn local_call(
@@ -356,6 +360,13 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         }
         match summary.returns {
             ReturnSummary::Alloc(released_by) => {
+                // A struct whose own `Drop` releases what it holds is dropped like any
+                // owner.
+                let released_by = if self.drop_releases(dest_ty) {
+                    ReleasedBy::Drop
+                } else {
+                    released_by
+                };
                 self.new_allocation(b, dst, dest_ty, released_by, None, span);
             }
             ReturnSummary::ViewOf(i) => {
@@ -743,10 +754,18 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                     span,
                 );
             }
-            Sem::PtrRead => {
+            Sem::PtrRead | Sem::BitCopy(_) => {
                 if let Some(p) = arg(0) {
                     let region = self.value(p).view.clone();
                     self.emit(b, Op::Read { value: p, region }, span);
+                    // A bitwise copy of an owner owns the same memory.
+                    if types::owns_memory(self.tcx, dest_ty) {
+                        if let Some(root) = self.value(p).kind.root() {
+                            self.emit(b, Op::Assign { dst, src: p }, span);
+                            let view = self.value(p).view.clone();
+                            self.define(dst, ValueKind::Root(root), view);
+                        }
+                    }
                 }
             }
             Sem::PtrWrite => {
@@ -902,7 +921,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                         part_view,
                         span,
                     );
-                    self.fields.insert((dst, 0, k), part);
+                    self.set_field(dst, 0, k, part);
                 }
             }
             ViewKind::Chunks | ViewKind::AxisIter => {
@@ -932,8 +951,8 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         }
         let mut dims = Vec::new();
         for k in 0.. {
-            match self.fields.get(&(v, 0, k)) {
-                Some(&d) => dims.push(self.int_of(d)?),
+            match self.field_of(v, 0, k) {
+                Some(d) => dims.push(self.int_of(d)?),
                 None => break,
             }
         }

@@ -345,8 +345,8 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         let position = self.new_value(None, ValueKind::Scalar, TyClass::Scalar, span);
         self.value_mut(position).int = Some(index);
         let pair = self.new_value(None, ValueKind::Unknown, TyClass::Unknown, span);
-        self.fields.insert((pair, 0, 0), position);
-        self.fields.insert((pair, 0, 1), item);
+        self.set_field(pair, 0, 0, position);
+        self.set_field(pair, 0, 1, item);
         (pair, count)
     }
 
@@ -424,7 +424,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             return;
         };
         // `Some` is variant 1 of `Option`.
-        self.fields.insert((dst, 1, 0), item);
+        self.set_field(dst, 1, 0, item);
         let iteration = Iteration {
             symbol,
             lo,

@@ -63,7 +63,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         let ty::Adt(adt, _) = ty.kind() else {
             if let ty::Tuple(parts) = ty.kind() {
                 for (k, part) in parts.iter().enumerate() {
-                    if let Some(&f) = self.fields.get(&(v, 0, k as u32)) {
+                    if let Some(f) = self.field_of(v, 0, k as u32) {
                         self.drop_value_at(b, f, part, how.clone(), span, depth + 1);
                     }
                 }
@@ -91,9 +91,33 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             _ => Vec::new(),
         };
         for (k, field_ty) in field_tys.into_iter().enumerate() {
-            if let Some(&f) = self.fields.get(&(v, variant, k as u32)) {
+            if let Some(f) = self.field_of(v, variant, k as u32) {
                 self.drop_value_at(b, f, field_ty, how.clone(), span, depth + 1);
             }
         }
+    }
+}
+
+impl<'tcx> FnLowerer<'_, 'tcx> {
+    /// Whether dropping a value of type `ty` releases memory it holds: its type has a
+    /// `Drop` of this crate whose summary frees what the value holds.
+    pub(crate) fn drop_releases(&self, ty: Ty<'tcx>) -> bool {
+        let ty::Adt(adt, _) = ty.kind() else {
+            return false;
+        };
+        let Some(destructor) = self.tcx.adt_destructor(adt.did()) else {
+            return false;
+        };
+        let Some(id) = destructor
+            .did
+            .as_local()
+            .and_then(|local| self.cx.fn_ids.get(&local))
+        else {
+            return false;
+        };
+        self.summaries
+            .get(id.0 as usize)
+            .and_then(Option::as_ref)
+            .is_some_and(|s| s.frees.contains(&0))
     }
 }

@@ -71,6 +71,9 @@ pub(crate) struct FnLowerer<'a, 'tcx> {
     /// The value a reference or pointer points at, when it is a whole value of this
     /// function rather than memory (`&local_struct`, `&mut self`).
     pointees: FxHashMap<ValueId, ValueId>,
+    /// Struct values copied or moved from another (`let b = a`, `_0 = move _1`): the
+    /// same value, whose fields are the other's.
+    aliases: FxHashMap<ValueId, ValueId>,
     /// `lo..hi` of integer ranges (`Range` values and the iterators made from them).
     ranges: FxHashMap<ValueId, (Expr, Expr)>,
     /// How iterator values walk memory.
@@ -152,6 +155,7 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
             callees: Vec::new(),
             fields: FxHashMap::default(),
             pointees: FxHashMap::default(),
+            aliases: FxHashMap::default(),
             ranges: FxHashMap::default(),
             iters: FxHashMap::default(),
             param_structs: FxHashMap::default(),
@@ -311,6 +315,7 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
                 self.terminator(&mut b, term);
             }
         }
+        self.finish_returns(&mut b);
         self.shortcut_returns(id);
     }
 
@@ -329,9 +334,20 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
                 let Terminator::Return { value, .. } = t.term else {
                     continue;
                 };
-                if !t.stmts.is_empty() || target.0 as usize == k {
+                // The parts of the returned value escaping are the return's own ops.
+                let returns_only = t.stmts.iter().all(|s| {
+                    matches!(
+                        s.op,
+                        Op::Escape {
+                            how: tensor_lint_analyzer::ir::EscapeKind::Returned,
+                            ..
+                        }
+                    )
+                });
+                if !returns_only || target.0 as usize == k {
                     continue;
                 }
+                let escapes = t.stmts.clone();
                 let (kind, at) = self
                     .exits
                     .get(&(body, BlockId(k as u32)))
@@ -346,6 +362,7 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
                 } else {
                     at
                 };
+                blocks[k].stmts.extend(escapes);
                 blocks[k].term = Terminator::Return { value, kind };
                 blocks[k].term_span = at;
                 changed = true;
@@ -415,8 +432,10 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
             return;
         }
         let owned = types::owns_memory(self.tcx, ty);
-        let Some(elem) = types::element_of(self.tcx, ty) else {
-            // A struct, by value or behind a reference: its fields reach the caller's.
+        let elem = types::element_of(self.tcx, ty);
+        // A struct, by value or behind a reference: its fields reach the caller's.
+        let Some(elem) = elem.filter(|_| !matches!(class, TyClass::LocalStruct | TyClass::Unknown))
+        else {
             self.param_structs.insert(v, index);
             return;
         };
@@ -531,8 +550,10 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
                 };
                 Terminator::Branch { cond, targets: to }
             }
+            // What is returned is known once the whole body is lowered (a loop's exit
+            // may come before the loop's body in the order blocks are lowered).
             TerminatorKind::Return => Terminator::Return {
-                value: self.returned(b),
+                value: None,
                 kind: ReturnKind::End,
             },
             TerminatorKind::Call {
@@ -654,11 +675,50 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
             .push((op, span));
     }
 
-    /// The value a return gives back, when it holds memory.
+    /// The value a return gives back, when it holds memory: the returned value, or the
+    /// one part of a returned struct or tuple that does (`RawPanel { ptr, len }`).
     fn returned(&self, b: &BodyCx<'tcx>) -> Option<ValueId> {
         let v = *b.locals.first()?;
         let value = &self.values[v.0 as usize];
-        (value.ty.holds_memory() || value.kind.is_memory()).then_some(v)
+        if value.ty.holds_memory() || value.kind.is_memory() {
+            return Some(v);
+        }
+        match self.memory_parts(v).as_slice() {
+            [one] => Some(*one),
+            _ => None,
+        }
+    }
+
+    /// Every return of the body gives back what the body returns: the returned value
+    /// escapes to the caller, with every part of a returned struct, tuple or array that
+    /// holds memory.
+    fn finish_returns(&mut self, b: &mut BodyCx<'tcx>) {
+        let Some(&v) = b.locals.first() else { return };
+        let value = self.returned(b);
+        let parts = self.memory_parts(v);
+        for k in 0..self.bodies[b.id.0 as usize].blocks.len() {
+            let block = &self.bodies[b.id.0 as usize].blocks[k];
+            if !matches!(block.term, Terminator::Return { .. }) {
+                continue;
+            }
+            let span = block.term_span;
+            b.cur = BlockId(k as u32);
+            for &part in &parts {
+                self.emit(
+                    b,
+                    Op::Escape {
+                        value: part,
+                        how: tensor_lint_analyzer::ir::EscapeKind::Returned,
+                    },
+                    span,
+                );
+            }
+            if let Terminator::Return { value: v, .. } =
+                &mut self.bodies[b.id.0 as usize].blocks[k].term
+            {
+                *v = value;
+            }
+        }
     }
 
     // ---- building blocks -----------------------------------------------------------
@@ -728,6 +788,43 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
             span,
         });
         id
+    }
+
+    /// The value `v` stands for: itself, or the struct value it was copied from.
+    pub(crate) fn canonical(&self, mut v: ValueId) -> ValueId {
+        for _ in 0..32 {
+            match self.aliases.get(&v) {
+                Some(&a) if a != v => v = a,
+                _ => break,
+            }
+        }
+        v
+    }
+
+    /// The value field `field` of variant `variant` of `base` holds, if known.
+    pub(crate) fn field_of(&self, base: ValueId, variant: u32, field: u32) -> Option<ValueId> {
+        self.fields
+            .get(&(self.canonical(base), variant, field))
+            .copied()
+    }
+
+    /// Records what field `field` of variant `variant` of `base` holds.
+    pub(crate) fn set_field(&mut self, base: ValueId, variant: u32, field: u32, v: ValueId) {
+        let base = self.canonical(base);
+        self.fields.insert((base, variant, field), v);
+    }
+
+    /// Every known field of `base`, in field order.
+    pub(crate) fn fields_of(&self, base: ValueId) -> Vec<(u32, u32, ValueId)> {
+        let base = self.canonical(base);
+        let mut out: Vec<(u32, u32, ValueId)> = self
+            .fields
+            .iter()
+            .filter(|((owner, _, _), _)| *owner == base)
+            .map(|((_, var, f), v)| (*var, *f, *v))
+            .collect();
+        out.sort();
+        out
     }
 
     pub(crate) fn value(&self, v: ValueId) -> &Value {

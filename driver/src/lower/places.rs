@@ -211,9 +211,10 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         field_ty: Ty<'tcx>,
         span: Span,
     ) -> ValueId {
-        if let Some(&v) = self.fields.get(&(base, variant, field)) {
+        if let Some(v) = self.field_of(base, variant, field) {
             return v;
         }
+        let base = self.canonical(base);
         let class = types::class_of(self.tcx, field_ty);
         let field_name = field_name(base_ty, variant, field);
         let base_name = self
@@ -259,7 +260,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 }
             }
         }
-        self.fields.insert((base, variant, field), v);
+        self.set_field(base, variant, field, v);
         v
     }
 

@@ -159,7 +159,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 ) {
                     let result = self.new_value(None, ValueKind::Scalar, TyClass::Scalar, span);
                     self.value_mut(result).int = int;
-                    self.fields.insert((dst, 0, 0), result);
+                    self.set_field(dst, 0, 0, result);
                     return;
                 }
                 self.value_mut(dst).int = int;
@@ -212,14 +212,10 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         if let Some(&index) = self.param_structs.get(&src) {
             self.param_structs.entry(dst).or_insert(index);
         }
-        let fields: Vec<((u32, u32), ValueId)> = self
-            .fields
-            .iter()
-            .filter(|((base, _, _), _)| *base == src)
-            .map(|((_, var, f), v)| ((*var, *f), *v))
-            .collect();
-        for ((var, f), v) in fields {
-            self.fields.entry((dst, var, f)).or_insert(v);
+        // A struct moved or copied whole is the same struct, fields and all.
+        if matches!(kind, ValueKind::Unknown) && self.canonical(src) != dst {
+            let src = self.canonical(src);
+            self.aliases.insert(dst, src);
         }
         if kind.is_memory() || matches!(kind, ValueKind::Closure(_) | ValueKind::ScopeHandle) {
             self.emit(b, Op::Assign { dst, src }, span);
@@ -308,19 +304,19 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 }
                 for (k, v) in values.iter().enumerate() {
                     if let Some(v) = v {
-                        self.fields.insert((dst, variant.as_u32(), k as u32), *v);
+                        self.set_field(dst, variant.as_u32(), k as u32, *v);
                     }
                 }
             }
-            AggregateKind::Tuple => {
+            AggregateKind::Tuple | AggregateKind::Array(_) => {
                 for (k, v) in values.iter().enumerate() {
                     if let Some(v) = v {
-                        self.fields.insert((dst, 0, k as u32), *v);
+                        self.set_field(dst, 0, k as u32, *v);
                     }
                 }
-            }
-            AggregateKind::Array(_) => {
-                self.array_value(dst, Some(Expr::int(values.len() as i64)), span);
+                if matches!(kind, AggregateKind::Array(_)) {
+                    self.array_value(dst, Some(Expr::int(values.len() as i64)), span);
+                }
             }
             _ => {}
         }
