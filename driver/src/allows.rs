@@ -1,4 +1,5 @@
-//! Where the user silenced findings: `// tensor-lint: allow(…)` comments, each covering
+//! Where the user silenced findings: `#[tensor_lint::allow(…)]` on items (read from
+//! the compiler's attributes), and `// tensor-lint: allow(…)` comments, each covering
 //! the statement or item that begins on the line it covers, with the statements and
 //! items as the compiler parsed them.
 
@@ -6,13 +7,45 @@ use rustc_hir as hir;
 use rustc_hir::intravisit::{self, Visitor};
 use rustc_middle::ty::TyCtxt;
 
+use tensor_lint_analyzer::annotation_args;
 use tensor_lint_analyzer::source::{SourceError, Span};
-use tensor_lint_analyzer::suppress::{comment_regions, AllowRegion};
+use tensor_lint_analyzer::suppress::{comment_regions, AllowRegion, AllowedName};
 
 use crate::files::Files;
 
 /// The allows of every file of the crate, and the malformed ones.
 pub(crate) fn collect(tcx: TyCtxt<'_>, files: &Files) -> (Vec<AllowRegion>, Vec<SourceError>) {
+    let mut regions = attribute_allows(tcx, files);
+    let (comments, errors) = comment_allows(tcx, files);
+    regions.extend(comments);
+    (regions, errors)
+}
+
+/// `#[tensor_lint::allow(…)]`: the whole item it is on.
+fn attribute_allows(tcx: TyCtxt<'_>, files: &Files) -> Vec<AllowRegion> {
+    let mut regions = Vec::new();
+    for def in tcx.hir_crate_items(()).definitions() {
+        for found in crate::annotations::on(tcx, def) {
+            if found.name != "allow" {
+                continue;
+            }
+            let (Some(region), Some(at)) = (files.span(tcx.source_span(def)), files.span(found.span))
+            else {
+                continue;
+            };
+            let names = annotation_args::lint_names(&found.args)
+                .unwrap_or_default()
+                .into_iter()
+                .map(|name| AllowedName { name, span: at })
+                .collect();
+            regions.push(AllowRegion { region, names });
+        }
+    }
+    regions
+}
+
+/// The comment allows, each covering the statement or item that begins on its line.
+fn comment_allows(tcx: TyCtxt<'_>, files: &Files) -> (Vec<AllowRegion>, Vec<SourceError>) {
     let wanted = files
         .sources
         .files()

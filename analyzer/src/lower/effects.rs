@@ -775,7 +775,8 @@ impl Lowerer<'_, '_, '_> {
             | Sem::ThreadSpawn
             | Sem::NoGrad
             | Sem::Spawn
-            | Sem::NullTest => self.unknown_call(name.to_string(), &all, span),
+            | Sem::NullTest
+            | Sem::NullPointer => self.unknown_call(name.to_string(), &all, span),
         }
     }
 

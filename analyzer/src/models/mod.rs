@@ -306,6 +306,9 @@ pub enum Sem {
     Transparent,
     /// `p.is_null()`: which branch the pointer is null on.
     NullTest,
+    /// `ptr::null_mut()`: a pointer to nothing; stored over a pointer (after its
+    /// release), the pointer holds no allocation any more.
+    NullPointer,
     /// `(n, m).strides((s0, s1))`, `.f()`: a shape with strides for `from_shape_ptr`.
     ShapeStrides,
     /// `mem::take(&mut x)`, `mem::replace(&mut x, y)`: the old value moves out of the

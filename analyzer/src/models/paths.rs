@@ -101,6 +101,8 @@ pub const PATHS: &[(&str, Sem)] = &[
     ("*const T::cast", Sem::View(ViewKind::Whole)),
     ("*const T::cast_mut", Sem::View(ViewKind::Whole)),
     ("*const T::read", Sem::PtrRead),
+    ("std::ptr::null", Sem::NullPointer),
+    ("std::ptr::null_mut", Sem::NullPointer),
     ("std::ptr::read", Sem::PtrRead),
     ("std::ptr::read_unaligned", Sem::PtrRead),
     ("std::ptr::write", Sem::PtrWrite),
@@ -110,6 +112,13 @@ pub const PATHS: &[(&str, Sem)] = &[
         Sem::Release(ReleaseHow::DropInPlace, 0),
     ),
     ("std::ptr::NonNull::as_ptr", Sem::View(ViewKind::Whole)),
+    ("std::ptr::NonNull::new", Sem::Transparent),
+    // what an `Option` or `Result` holds, taken out
+    ("std::option::Option::unwrap", Sem::Transparent),
+    ("std::option::Option::expect", Sem::Transparent),
+    ("std::option::Option::unwrap_unchecked", Sem::Transparent),
+    ("std::result::Result::unwrap", Sem::Transparent),
+    ("std::result::Result::expect", Sem::Transparent),
     (
         "std::ptr::NonNull::new_unchecked",
         Sem::View(ViewKind::Whole),

@@ -605,6 +605,13 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                         },
                         span,
                     ),
+                    // Dropping in place frees the heap memory the dropped value owns: of
+                    // a vector, its buffer; of a slice of elements, only what they own.
+                    ReleaseHow::DropInPlace
+                        if !generics
+                            .types()
+                            .next()
+                            .is_some_and(|t| types::owns_memory(self.tcx, t)) => {}
                     ReleaseHow::DropInPlace | ReleaseHow::Function => self.emit(
                         b,
                         Op::Release {
@@ -672,7 +679,10 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             }
             Sem::Wrap(WrapKind::Pin) | Sem::Transparent => {
                 if let Some(v) = arg(0) {
-                    self.copy_value(b, dst, v, span);
+                    // What `Some(x)` or `Ok(x)` holds, when it was built here.
+                    let payload = self.field_of(v, 1, 0).or_else(|| self.field_of(v, 0, 0));
+                    let held = payload.filter(|&p| self.value(p).kind.is_memory());
+                    self.copy_value(b, dst, held.unwrap_or(v), span);
                 }
             }
             Sem::View(kind) => self.view_call(b, kind, args, dst, span),
@@ -856,6 +866,15 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 // The old value moves out into a new owner; another value stays behind.
                 if types::owns_memory(self.tcx, dest_ty) {
                     self.new_allocation(b, dst, dest_ty, ReleasedBy::Drop, None, span);
+                }
+            }
+            // Stored into a variable, a null pointer means the variable holds no
+            // allocation on this path (whatever it held on others).
+            Sem::NullPointer => {
+                if self.value(dst).name.is_some() {
+                    self.emit(b, Op::AssumeNull { value: dst }, span);
+                } else {
+                    self.nulls.insert(dst);
                 }
             }
             Sem::NullTest => {

@@ -96,6 +96,10 @@ pub(crate) struct FnLowerer<'a, 'tcx> {
     prologues: FxHashMap<(BodyId, BlockId), Vec<(Op, Span)>>,
     /// `p.is_null()` results, with the pointer tested.
     null_tests: FxHashMap<ValueId, ValueId>,
+    /// Null pointers (`ptr::null_mut()`).
+    nulls: FxHashSet<ValueId>,
+    /// Scalar temporaries that copy another value.
+    scalar_copies: FxHashMap<ValueId, ValueId>,
     /// How each block that jumps somewhere would return, were its jump the return.
     exits: FxHashMap<(BodyId, BlockId), (ReturnKind, Span)>,
     loop_ranges: Vec<(BodyId, Iteration)>,
@@ -121,6 +125,8 @@ pub(crate) struct BodyCx<'tcx> {
     loops: Vec<closures::NaturalLoop>,
     /// The spans of the body's `return` expressions (not those of closures in it).
     returns: Vec<rustc_span::Span>,
+    /// The spans of its `break` and `continue` expressions.
+    jumps: Vec<rustc_span::Span>,
 }
 
 impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
@@ -167,6 +173,8 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
             loop_iterations: FxHashMap::default(),
             prologues: FxHashMap::default(),
             null_tests: FxHashMap::default(),
+            nulls: FxHashSet::default(),
+            scalar_copies: FxHashMap::default(),
             exits: FxHashMap::default(),
             loop_ranges: Vec::new(),
             loop_starts: Vec::new(),
@@ -188,7 +196,8 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
         Some(lowerer.finish())
     }
 
-    fn finish(self) -> FnIr {
+    fn finish(mut self) -> FnIr {
+        self.complete_kinds();
         let tcx = self.tcx;
         let def = self.def.to_def_id();
         let name = tcx.item_name(def).to_string();
@@ -226,6 +235,39 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
             guards: Vec::new(),
             loop_carried: Vec::new(),
             returns_condition: Vec::new(),
+        }
+    }
+
+    /// Gives every value that receives memory through an assignment or a view, but was
+    /// lowered before its source was, the kind of its source (a root it reaches), as
+    /// the same lowering in source order would have.
+    fn complete_kinds(&mut self) {
+        loop {
+            let mut changed = false;
+            for body in &self.bodies {
+                for block in &body.blocks {
+                    for stmt in &block.stmts {
+                        let (Op::Assign { dst, src } | Op::View { dst, src, .. }) = &stmt.op
+                        else {
+                            continue;
+                        };
+                        let Some(root) = self.values[src.0 as usize].kind.root() else {
+                            continue;
+                        };
+                        let dst = &mut self.values[dst.0 as usize];
+                        if dst.kind == ValueKind::Unknown {
+                            dst.kind = match dst.ty {
+                                TyClass::RawPtr => ValueKind::RawPtr(Some(root)),
+                                _ => ValueKind::View(root),
+                            };
+                            changed = true;
+                        }
+                    }
+                }
+            }
+            if !changed {
+                break;
+            }
         }
     }
 
@@ -271,7 +313,7 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
             blocks,
             span,
         };
-        let returns = return_spans(self.tcx, mir);
+        let (returns, jumps) = jump_spans(self.tcx, mir);
         let mut b = BodyCx {
             mir,
             id,
@@ -280,6 +322,7 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
             cur: BlockId(0),
             loops,
             returns,
+            jumps,
         };
         self.declare_locals(&mut b);
         // A closure's parameters hold what it is called with.
@@ -353,14 +396,11 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
                     .get(&(body, BlockId(k as u32)))
                     .copied()
                     .unwrap_or((ReturnKind::End, t.term_span));
-                let kind = match (kind, &t.term) {
-                    (ReturnKind::End, Terminator::Return { kind, .. }) => *kind,
-                    (kind, _) => kind,
-                };
-                let at = if kind == ReturnKind::End {
-                    t.term_span
-                } else {
-                    at
+                // A jump that is no `return` or `?` of its own leads to the return it
+                // reaches, which says how and where the body returns.
+                let (kind, at) = match (kind, &t.term) {
+                    (ReturnKind::End, Terminator::Return { kind, .. }) => (*kind, t.term_span),
+                    (kind, _) => (kind, at),
                 };
                 blocks[k].stmts.extend(escapes);
                 blocks[k].term = Terminator::Return { value, kind };
@@ -516,10 +556,26 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
                 // Should this jump lead to the return, this block returns: how, and where.
                 let (kind, at) = self.return_kind(b);
                 self.exits.insert((b.id, b.cur), (kind, at.unwrap_or(span)));
+                // A `break` or `continue` jumps from where it is written (the compiler
+                // gives the jump itself no place; the unit value it leaves has one).
+                let bb = BasicBlock::from_u32(b.cur.0);
+                let jump = b.mir.basic_blocks[bb].statements.iter().find_map(|s| {
+                    b.jumps
+                        .iter()
+                        .filter(|j| j.contains(s.source_info.span))
+                        .min_by_key(|j| j.hi() - j.lo())
+                        .copied()
+                });
+                if let Some(at) = jump.and_then(|j| self.cx.files.span(j)) {
+                    let ir_block = &mut self.bodies[b.id.0 as usize].blocks[b.cur.0 as usize];
+                    ir_block.term = Terminator::Goto(block(*target));
+                    ir_block.term_span = at;
+                    return;
+                }
                 Terminator::Goto(block(*target))
             }
             TerminatorKind::SwitchInt { discr, targets } => {
-                let cond = self.operand(b, discr, span);
+                let cond = self.operand(b, discr, span).map(|c| self.scalar_origin(c));
                 // `if p.is_null()`: on the side where it is, nothing was allocated.
                 if let Some(pointer) = cond.and_then(|c| self.null_tests.get(&c).copied()) {
                     if let Some((_, null_side)) = targets.iter().find(|(v, _)| *v != 0) {
@@ -763,9 +819,9 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
         span: Span,
     ) -> RootId {
         let id = RootId(self.roots.len() as u32);
+        // Zero-sized elements take no bytes (a vector of them holds no heap block).
         let elem_bytes = types::size_of(self.tcx, self.env, elem)
             .and_then(|n| u32::try_from(n).ok())
-            .filter(|&n| n > 0)
             .unwrap_or(1);
         let elem_is_pointer = elem.is_any_ptr() || elem.is_ref();
         let elem_name = match elem.builtin_deref(true) {
@@ -869,15 +925,28 @@ fn block(bb: BasicBlock) -> BlockId {
     BlockId(bb.as_u32())
 }
 
-/// The spans of the `return` expressions of the body `mir` was built from, leaving out
-/// those of the closures in it (which return from the closure).
-fn return_spans(tcx: TyCtxt<'_>, mir: &mir::Body<'_>) -> Vec<rustc_span::Span> {
+/// The spans of the `return` expressions, and of the `break` and `continue` ones, of
+/// the body `mir` was built from, leaving out those of the closures in it.
+fn jump_spans(
+    tcx: TyCtxt<'_>,
+    mir: &mir::Body<'_>,
+) -> (Vec<rustc_span::Span>, Vec<rustc_span::Span>) {
     use rustc_hir::intravisit::{self, Visitor};
-    struct Returns(Vec<rustc_span::Span>);
-    impl<'v> Visitor<'v> for Returns {
+    #[derive(Default)]
+    struct Jumps {
+        returns: Vec<rustc_span::Span>,
+        jumps: Vec<rustc_span::Span>,
+    }
+    impl<'v> Visitor<'v> for Jumps {
         fn visit_expr(&mut self, expr: &'v rustc_hir::Expr<'v>) {
             match expr.kind {
-                rustc_hir::ExprKind::Ret(_) => self.0.push(expr.span),
+                rustc_hir::ExprKind::Ret(_) => self.returns.push(expr.span),
+                // The `break` a `for` loop is desugared into is no jump the user wrote.
+                rustc_hir::ExprKind::Break(..) | rustc_hir::ExprKind::Continue(_)
+                    if !expr.span.from_expansion() =>
+                {
+                    self.jumps.push(expr.span)
+                }
                 rustc_hir::ExprKind::Closure(_) => return,
                 _ => {}
             }
@@ -885,9 +954,9 @@ fn return_spans(tcx: TyCtxt<'_>, mir: &mir::Body<'_>) -> Vec<rustc_span::Span> {
         }
     }
     let Some(def) = mir.source.def_id().as_local() else {
-        return Vec::new();
+        return (Vec::new(), Vec::new());
     };
-    let mut returns = Returns(Vec::new());
-    returns.visit_body(tcx.hir_body_owned_by(def));
-    returns.0
+    let mut found = Jumps::default();
+    found.visit_body(tcx.hir_body_owned_by(def));
+    (found.returns, found.jumps)
 }

@@ -199,10 +199,20 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         if dst == src {
             return;
         }
+        // `p = ptr::null_mut()`: `p` holds no allocation now.
+        if self.nulls.contains(&src) {
+            if self.value(dst).name.is_some() {
+                self.emit(b, Op::AssumeNull { value: dst }, span);
+            } else {
+                self.nulls.insert(dst);
+            }
+            return;
+        }
         let (kind, view, int) = {
             let s = self.value(src);
             (s.kind.clone(), s.view.clone(), s.int.clone())
         };
+        let scalar = kind == ValueKind::Scalar;
         if let Some(&target) = self.pointees.get(&src) {
             self.pointees.insert(dst, target);
         }
@@ -217,7 +227,13 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             let src = self.canonical(src);
             self.aliases.insert(dst, src);
         }
-        if kind.is_memory() || matches!(kind, ValueKind::Closure(_) | ValueKind::ScopeHandle) {
+        // Whether memory flows is decided by the types, not by what the source is known
+        // to hold yet: blocks are lowered in an order where a value may be copied before
+        // the block that defines it (the kinds are completed once the function is).
+        let carries = kind.is_memory()
+            || matches!(kind, ValueKind::Closure(_) | ValueKind::ScopeHandle)
+            || (self.value(src).ty.holds_memory() && !scalar);
+        if carries {
             self.emit(b, Op::Assign { dst, src }, span);
             let kind = match (kind, self.value(dst).ty) {
                 (ValueKind::Root(r) | ValueKind::View(r), TyClass::RawPtr) => {
@@ -230,6 +246,22 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         if int.is_some() {
             self.value_mut(dst).int = int;
         }
+        // A copy of a flag or integer is the same value where it is tested.
+        if scalar {
+            let origin = self.scalar_origin(src);
+            self.scalar_copies.insert(dst, origin);
+        }
+    }
+
+    /// The value a scalar temporary copies (`_8 = copy need_scratch`), followed back.
+    pub(crate) fn scalar_origin(&self, mut v: ValueId) -> ValueId {
+        for _ in 0..32 {
+            match self.scalar_copies.get(&v) {
+                Some(&from) if from != v => v = from,
+                _ => break,
+            }
+        }
+        v
     }
 
     /// `dst = &place` (or `&raw`, a reborrow): a view of the memory the place is in, or a
