@@ -284,9 +284,11 @@ fn diagnostic(
         )
     };
     // Only a temporary's drop releases memory through a pointer at a scope's end:
-    // `let p = vec![..].as_ptr();` drops the vector when the statement ends.
+    // `let p = vec![..].as_ptr();` drops the vector when the statement ends. A front end
+    // that drops the temporary itself drops a value with no name.
     let temporary = release.how == ReleaseKind::ScopeEnd
-        && matches!(f.value(release.value).kind, ValueKind::RawPtr(_));
+        && (matches!(f.value(release.value).kind, ValueKind::RawPtr(_))
+            || f.value(release.value).name.is_none());
     let into_closure = release.how == ReleaseKind::ClosureEnd;
     let released = if into_closure {
         format!(

@@ -18,9 +18,18 @@ impl PointsTo {
             .iter()
             .map(|v| v.kind.root().into_iter().collect())
             .collect();
-        // Edges src -> dst of every copy of memory.
+// Edges src -> dst of every copy of memory; an allocation or a load into a
+        // value that held other memory before (`p = load` after `p = alloc`) adds its
+        // root to those the value may reach.
         let mut succs: Vec<Vec<usize>> = vec![Vec::new(); n];
         for (_, _, stmt) in ir.stmts() {
+            if let Op::Alloc { dst, root, .. } | Op::Load { dst, root } = &stmt.op {
+                if let Some(set) = sets.get_mut(dst.0 as usize) {
+                    if let Err(pos) = set.binary_search(root) {
+                        set.insert(pos, *root);
+                    }
+                }
+            }
             if let Op::Assign { dst, src } | Op::View { dst, src, .. } = &stmt.op {
                 let (d, s) = (dst.0 as usize, src.0 as usize);
                 if d < n && s < n {

@@ -113,6 +113,8 @@ pub const PATHS: &[(&str, Sem)] = &[
     ),
     ("std::ptr::NonNull::as_ptr", Sem::View(ViewKind::Whole)),
     ("std::ptr::NonNull::new", Sem::Transparent),
+    ("std::ptr::NonNull::as_ref", Sem::View(ViewKind::Whole)),
+    ("std::ptr::NonNull::as_mut", Sem::View(ViewKind::Whole)),
     // what an `Option` or `Result` holds, taken out
     ("std::option::Option::unwrap", Sem::Transparent),
     ("std::option::Option::expect", Sem::Transparent),

@@ -57,7 +57,17 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             .collect();
         // The result: a value of this function, or a temporary stored into memory.
         let dest_ty = destination.ty(b.mir, self.tcx).ty;
-        let (dst, stored) = match self.place(b, destination, span) {
+        let assigned = destination
+            .projection
+            .is_empty()
+            .then(|| self.assigned(b, destination.local));
+let loc = match assigned {
+            Some(v) => Loc::Value(v),
+            None => self.place(b, destination, span),
+        };
+        // What the local held before: a null stored over it lets go of that.
+        self.replaced = assigned.map(|_| self.local(b, destination.local));
+        let (dst, stored) = match loc {
             Loc::Value(v) => (v, None),
             loc => {
                 let class = types::class_of(self.tcx, dest_ty);
@@ -98,6 +108,9 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 }
             }
             Target::Unknown(name) => self.unknown_call(b, &name, &lowered, dst, span),
+        }
+        if let Some(v) = assigned {
+            b.current[destination.local.as_usize()] = v;
         }
         if let Some(loc) = stored {
             if let Loc::Memory { base, region } = loc {
@@ -421,7 +434,28 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             },
             span,
         );
-        self.pass_on(b, name, args, span);
+self.pass_on(b, name, args, span);
+        // A pointer variable handed over as `&mut p` (an out-parameter) may hold another
+        // pointer afterwards, to memory nothing here knows of.
+        for a in args {
+            let Some(slot) = a.value.and_then(|v| self.pointees.get(&v).copied()) else {
+                continue;
+            };
+            let mutable = matches!(
+                a.ty.kind(),
+                ty::Ref(_, _, ty::Mutability::Mut) | ty::RawPtr(_, ty::Mutability::Mut)
+            );
+            if mutable && self.value(slot).ty == TyClass::RawPtr {
+                let name = self.display_name(slot);
+                let elem = self
+                    .value_types
+                    .get(&slot)
+                    .and_then(|t| types::element_of(self.tcx, *t))
+                    .unwrap_or(self.tcx.types.u8);
+                let root = self.new_root(&name, RootOrigin::Unknown, elem, ReleasedBy::NotOwned, span);
+                self.emit(b, Op::Load { dst: slot, root }, span);
+            }
+        }
         // Closures handed to code this lowering does not follow run there.
         for a in args {
             if let Some(ValueKind::Closure(body)) = a.value.map(|v| self.value(v).kind.clone()) {
@@ -870,13 +904,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             }
             // Stored into a variable, a null pointer means the variable holds no
             // allocation on this path (whatever it held on others).
-            Sem::NullPointer => {
-                if self.value(dst).name.is_some() {
-                    self.emit(b, Op::AssumeNull { value: dst }, span);
-                } else {
-                    self.nulls.insert(dst);
-                }
-            }
+Sem::NullPointer => self.store_null(b, dst, span),
             Sem::NullTest => {
                 if let Some(p) = arg(0) {
                     self.null_tests.insert(dst, p);

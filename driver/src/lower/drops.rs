@@ -24,7 +24,14 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         place: &mir::Place<'tcx>,
         span: Span,
     ) {
-        let ty = place.ty(b.mir, self.tcx).ty;
+let ty = place.ty(b.mir, self.tcx).ty;
+        // A temporary is dropped where it was made (at the end of its statement).
+        let local = self.local(b, place.local);
+        let span = if place.projection.is_empty() && self.value(local).name.is_none() {
+            self.span_or_fn(b.mir.local_decls[place.local].source_info.span)
+        } else {
+            span
+        };
         if let Loc::Value(v) = self.place(b, place, span) {
             self.drop_value(b, v, ty, ReleaseKind::ScopeEnd, span);
         }

@@ -98,6 +98,8 @@ pub(crate) struct FnLowerer<'a, 'tcx> {
     null_tests: FxHashMap<ValueId, ValueId>,
     /// Null pointers (`ptr::null_mut()`).
     nulls: FxHashSet<ValueId>,
+    /// The value the assignment being lowered replaces (the local's before it).
+    replaced: Option<ValueId>,
     /// Scalar temporaries that copy another value.
     scalar_copies: FxHashMap<ValueId, ValueId>,
     /// How each block that jumps somewhere would return, were its jump the return.
@@ -115,8 +117,19 @@ pub(crate) struct FnLowerer<'a, 'tcx> {
 pub(crate) struct BodyCx<'tcx> {
     mir: &'tcx mir::Body<'tcx>,
     id: BodyId,
-    /// The value of each MIR local.
+    /// The first value of each MIR local (its parameter value, or the value it starts
+    /// with); a local assigned once has no other.
     locals: Vec<ValueId>,
+    /// The value each local holds at the point being lowered. A local assigned more
+    /// than once gets a new value at every assignment and at every block where control
+    /// from several assignments joins (the join's value is assigned from each
+    /// predecessor's), so that every value holds one thing wherever it is used.
+    current: Vec<ValueId>,
+    /// Which locals are assigned more than once.
+    multi_def: Vec<bool>,
+    /// The values of the locals at the end of each lowered block.
+    exits: FxHashMap<BasicBlock, Vec<ValueId>>,
+    /// The joins: block, local, value.
     /// For a closure: the value each captured variable was built from, by upvar index.
     upvars: Vec<ValueId>,
     /// The IR block being filled.
@@ -127,6 +140,8 @@ pub(crate) struct BodyCx<'tcx> {
     returns: Vec<rustc_span::Span>,
     /// The spans of its `break` and `continue` expressions.
     jumps: Vec<rustc_span::Span>,
+    /// The values made where control joins: block, local, value.
+    phis: Vec<(BasicBlock, Local, ValueId)>,
 }
 
 impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
@@ -174,6 +189,7 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
             prologues: FxHashMap::default(),
             null_tests: FxHashMap::default(),
             nulls: FxHashSet::default(),
+            replaced: None,
             scalar_copies: FxHashMap::default(),
             exits: FxHashMap::default(),
             loop_ranges: Vec::new(),
@@ -318,13 +334,18 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
             mir,
             id,
             locals: Vec::new(),
+            current: Vec::new(),
+            multi_def: multi_defined(mir),
+            exits: FxHashMap::default(),
             upvars,
             cur: BlockId(0),
             loops,
             returns,
             jumps,
+            phis: Vec::new(),
         };
         self.declare_locals(&mut b);
+        b.current = b.locals.clone();
         // A closure's parameters hold what it is called with.
         let bound: Vec<(ValueId, ValueId)> = self.bodies[id.0 as usize]
             .params
@@ -341,6 +362,7 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
                 continue;
             }
             b.cur = BlockId(bb.as_u32());
+            self.enter_block(&mut b, bb);
             if let Some(prologue) = self.prologues.remove(&(b.id, b.cur)) {
                 for (op, span) in prologue {
                     self.emit(&b, op, span);
@@ -357,7 +379,9 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
             if let Some(term) = &data.terminator {
                 self.terminator(&mut b, term);
             }
+            b.exits.insert(bb, b.current.clone());
         }
+        self.finish_joins(&mut b);
         self.finish_returns(&mut b);
         self.shortcut_returns(id);
     }
@@ -377,25 +401,24 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
                 let Terminator::Return { value, .. } = t.term else {
                     continue;
                 };
-                // The parts of the returned value escaping are the return's own ops.
+                // The parts of the returned value escaping are the return's own ops, and
+                // copies into the values joined at the return are no effect of their own.
                 let returns_only = t.stmts.iter().all(|s| {
                     matches!(
                         s.op,
                         Op::Escape {
                             how: tensor_lint_analyzer::ir::EscapeKind::Returned,
                             ..
-                        }
+                        } | Op::Assign { .. }
                     )
                 });
                 if !returns_only || target.0 as usize == k {
                     continue;
                 }
                 let escapes = t.stmts.clone();
-                let (kind, at) = self
-                    .exits
-                    .get(&(body, BlockId(k as u32)))
-                    .copied()
-                    .unwrap_or((ReturnKind::End, t.term_span));
+let Some(&(kind, at)) = self.exits.get(&(body, BlockId(k as u32))) else {
+                    continue;
+                };
                 // A jump that is no `return` or `?` of its own leads to the return it
                 // reaches, which says how and where the body returns.
                 let (kind, at) = match (kind, &t.term) {
@@ -410,6 +433,117 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
             if !changed {
                 break;
             }
+        }
+    }
+
+    /// The values of the locals where `bb` starts: those its one predecessor ends with,
+    /// or, where control joins, a new value for each local assigned more than once.
+    fn enter_block(&mut self, b: &mut BodyCx<'tcx>, bb: BasicBlock) {
+        let mir = b.mir;
+        if bb == mir::START_BLOCK {
+            return;
+        }
+        let preds: Vec<BasicBlock> = mir.basic_blocks.predecessors()[bb]
+            .iter()
+            .copied()
+            .filter(|p| !mir.basic_blocks[*p].is_cleanup)
+            .collect();
+        if let [pred] = preds.as_slice() {
+            if let Some(exit) = b.exits.get(pred) {
+                b.current = exit.clone();
+                return;
+            }
+        }
+        // Start from any lowered predecessor (the one-assignment locals are the same
+        // everywhere), then join the others.
+        if let Some(exit) = preds.iter().find_map(|p| b.exits.get(p)) {
+            b.current = exit.clone();
+        }
+        for k in 0..b.locals.len() {
+            if !b.multi_def[k] {
+                continue;
+            }
+            let local = Local::from_usize(k);
+            let phi = self.new_version(b, local);
+            self.value_mut(phi).reassigned = true;
+            b.current[k] = phi;
+            b.phis.push((bb, local, phi));
+        }
+    }
+
+    /// Each join's value is assigned, at the end of every predecessor, the value the
+    /// predecessor ends with.
+    fn finish_joins(&mut self, b: &mut BodyCx<'tcx>) {
+        let mir = b.mir;
+        let phis = std::mem::take(&mut b.phis);
+        for (bb, local, phi) in phis {
+            let mut ints = Vec::new();
+            for &pred in mir.basic_blocks.predecessors()[bb].iter() {
+                let Some(src) = b.exits.get(&pred).map(|e| e[local.as_usize()]) else {
+                    continue;
+                };
+                ints.push(self.value(src).int.clone());
+                if src == phi {
+                    continue;
+                }
+                b.cur = BlockId(pred.as_u32());
+                let span = self.value(src).span;
+                // Only memory flows through a join's assignments.
+                if self.value(phi).ty.holds_memory() || self.value(src).kind.is_memory() {
+                    self.emit(b, Op::Assign { dst: phi, src }, span);
+                }
+                // A struct joined from copies of one struct is that struct.
+                if self.value(src).kind == ValueKind::Unknown {
+                    let canonical = self.canonical(src);
+                    if canonical != phi && !self.aliases.contains_key(&phi) {
+                        self.aliases.insert(phi, canonical);
+                    }
+                }
+            }
+            // An integer that is the same on every incoming path keeps its value.
+            if let Some(Some(first)) = ints.first() {
+                if ints.iter().all(|i| i.as_ref() == Some(first)) {
+                    let first = first.clone();
+                    self.value_mut(phi).int = Some(first);
+                }
+            }
+        }
+    }
+
+    /// A new value for local `local`, named and typed as it is.
+    pub(crate) fn new_version(&mut self, b: &BodyCx<'tcx>, local: Local) -> ValueId {
+        let base = b.locals[local.as_usize()];
+        let (name, kind, ty, span) = {
+            let v = self.value(base);
+            let kind = if v.ty == TyClass::Scalar {
+                ValueKind::Scalar
+            } else {
+                ValueKind::Unknown
+            };
+            (v.name.clone(), kind, v.ty, v.span)
+        };
+        let v = self.new_value(name, kind, ty, span);
+        if let Some(&t) = self.value_types.get(&base) {
+            self.value_types.insert(v, t);
+        }
+        if let Some(&index) = self.param_structs.get(&base) {
+            self.param_structs.insert(v, index);
+        }
+        v
+    }
+
+    /// The value local `local` holds where the lowering is.
+    pub(crate) fn local(&self, b: &BodyCx<'tcx>, local: Local) -> ValueId {
+        b.current[local.as_usize()]
+    }
+
+    /// The value an assignment to `local` defines: a new one for a local assigned more
+    /// than once, which the caller makes current once the assigned value is read.
+    pub(crate) fn assigned(&mut self, b: &BodyCx<'tcx>, local: Local) -> ValueId {
+        if b.multi_def[local.as_usize()] {
+            self.new_version(b, local)
+        } else {
+            self.local(b, local)
         }
     }
 
@@ -514,7 +648,8 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
         self.define(v, kind, Some(view));
     }
 
-    fn statement(&mut self, b: &mut BodyCx<'tcx>, stmt: &mir::Statement<'tcx>) {
+fn statement(&mut self, b: &mut BodyCx<'tcx>, stmt: &mir::Statement<'tcx>) {
+        self.replaced = None;
         let span = self.span_or_fn(stmt.source_info.span);
         match &stmt.kind {
             mir::StatementKind::Assign(assign) => {
@@ -549,7 +684,8 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
         }
     }
 
-    fn terminator(&mut self, b: &mut BodyCx<'tcx>, term: &mir::Terminator<'tcx>) {
+fn terminator(&mut self, b: &mut BodyCx<'tcx>, term: &mir::Terminator<'tcx>) {
+        self.replaced = None;
         let span = self.span_or_fn(term.source_info.span);
         let next = match &term.kind {
             TerminatorKind::Goto { target, .. } => {
@@ -566,7 +702,10 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
                         .min_by_key(|j| j.hi() - j.lo())
                         .copied()
                 });
-                if let Some(at) = jump.and_then(|j| self.cx.files.span(j)) {
+if let Some(at) = jump.and_then(|j| self.cx.files.span(j)) {
+                    // A `break` stays a jump, even to the return: it is what a message
+                    // about the path names.
+                    self.exits.remove(&(b.id, b.cur));
                     let ir_block = &mut self.bodies[b.id.0 as usize].blocks[b.cur.0 as usize];
                     ir_block.term = Terminator::Goto(block(*target));
                     ir_block.term_span = at;
@@ -634,7 +773,7 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
                 let ret = mir::Place::return_place();
                 self.call(b, func, args, &ret, call_span);
                 Terminator::Return {
-                    value: self.returned(b),
+                    value: None,
                     kind: ReturnKind::End,
                 }
             }
@@ -733,8 +872,7 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
 
     /// The value a return gives back, when it holds memory: the returned value, or the
     /// one part of a returned struct or tuple that does (`RawPanel { ptr, len }`).
-    fn returned(&self, b: &BodyCx<'tcx>) -> Option<ValueId> {
-        let v = *b.locals.first()?;
+    fn returned(&self, v: ValueId) -> Option<ValueId> {
         let value = &self.values[v.0 as usize];
         if value.ty.holds_memory() || value.kind.is_memory() {
             return Some(v);
@@ -749,15 +887,21 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
     /// escapes to the caller, with every part of a returned struct, tuple or array that
     /// holds memory.
     fn finish_returns(&mut self, b: &mut BodyCx<'tcx>) {
-        let Some(&v) = b.locals.first() else { return };
-        let value = self.returned(b);
-        let parts = self.memory_parts(v);
         for k in 0..self.bodies[b.id.0 as usize].blocks.len() {
             let block = &self.bodies[b.id.0 as usize].blocks[k];
             if !matches!(block.term, Terminator::Return { .. }) {
                 continue;
             }
             let span = block.term_span;
+            let Some(v) = b
+                .exits
+                .get(&BasicBlock::from_usize(k))
+                .and_then(|e| e.first().copied())
+            else {
+                continue;
+            };
+            let value = self.returned(v);
+            let parts = self.memory_parts(v);
             b.cur = BlockId(k as u32);
             for &part in &parts {
                 self.emit(
@@ -923,6 +1067,34 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
 
 fn block(bb: BasicBlock) -> BlockId {
     BlockId(bb.as_u32())
+}
+
+/// Which locals of `mir` are assigned more than once (a parameter counts as assigned).
+fn multi_defined(mir: &mir::Body<'_>) -> Vec<bool> {
+    let mut count = vec![0u32; mir.local_decls.len()];
+    for k in 1..=mir.arg_count {
+        count[k] += 1;
+    }
+    let mut assigned = |place: &mir::Place<'_>| {
+        if place.projection.is_empty() {
+            count[place.local.as_usize()] += 1;
+        }
+    };
+    for data in mir.basic_blocks.iter() {
+        for stmt in &data.statements {
+            if let mir::StatementKind::Assign(assign) = &stmt.kind {
+                assigned(&assign.0);
+            }
+        }
+        if let Some(mir::Terminator {
+            kind: TerminatorKind::Call { destination, .. },
+            ..
+        }) = &data.terminator
+        {
+            assigned(destination);
+        }
+    }
+    count.into_iter().map(|n| n > 1).collect()
 }
 
 /// The spans of the `return` expressions, and of the `break` and `continue` ones, of

@@ -34,7 +34,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
     pub(crate) fn place(&mut self, b: &BodyCx<'tcx>, place: &mir::Place<'tcx>, span: Span) -> Loc {
         let mir = b.mir;
         let mut projections = place.projection.iter().enumerate().peekable();
-        let mut loc = Loc::Value(b.locals[place.local.as_usize()]);
+        let mut loc = Loc::Value(self.local(b, place.local));
         // A closure's captures: `_1.k` or `(*_1).k` is the value captured as upvar `k`.
         if b.id.0 != 0 && place.local.as_usize() == 1 {
             let mut skip = 0;
@@ -78,7 +78,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                     }
                 }
                 (Loc::Value(v), PlaceElem::Index(local)) => {
-                    let index = self.int_of(b.locals[local.as_usize()]);
+                    let index = self.int_of(self.local(b, local));
                     self.indexed(v, index, span)
                 }
                 (
@@ -103,7 +103,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 }
                 (Loc::Value(_), _) => Loc::Unknown,
                 (Loc::Memory { base, region }, PlaceElem::Index(local)) => {
-                    let index = self.int_of(b.locals[local.as_usize()]);
+                    let index = self.int_of(self.local(b, local));
                     let region = match (region, index) {
                         (Some(r), Some(i)) => element(&r, &i),
                         _ => None,
@@ -141,20 +141,18 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         let Some(target_ty) = ty.builtin_deref(true).or_else(|| ty.boxed_ty()) else {
             return Loc::Unknown;
         };
+        // What a pointer or reference into memory reaches is memory: `(*node).next`
+        // reads a block.
+        let into_memory = self.value(v).kind.root().is_some() || ty.is_raw_ptr();
         // A reference to a struct of the crate (`&mut self`, `&Pool`): the struct
         // itself, whose fields reach memory of their own.
-        if types::class_of(self.tcx, target_ty) == TyClass::LocalStruct
-            || (types::class_of(self.tcx, target_ty) == TyClass::Unknown
-                && !types::is_buffer(self.tcx, target_ty))
-        {
+        let class = types::class_of(self.tcx, target_ty);
+        let whole = matches!(class, TyClass::LocalStruct | TyClass::Unknown)
+            && !types::is_buffer(self.tcx, target_ty);
+        if whole && !into_memory {
             let name = self.value(v).name.clone();
             let origin = self.param_index(v);
-            let target = self.new_value(
-                name,
-                ValueKind::Unknown,
-                types::class_of(self.tcx, target_ty),
-                span,
-            );
+            let target = self.new_value(name, ValueKind::Unknown, class, span);
             if let Some(index) = origin {
                 self.param_structs.insert(target, index);
             }
@@ -295,7 +293,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                     },
                     span,
                 );
-                let ty = place.ty(b.mir, self.tcx).ty;
+let ty = place.ty(b.mir, self.tcx).ty;
                 let class = types::class_of(self.tcx, ty);
                 let kind = if class == TyClass::Scalar {
                     ValueKind::Scalar
@@ -304,6 +302,25 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 };
                 let v = self.new_value(None, kind, class, span);
                 self.value_types.insert(v, ty);
+                // A pointer read from memory (`(*node).next`) points to a block of its
+                // own, another one each time it is read.
+                if class == TyClass::RawPtr {
+                    let elem = types::element_of(self.tcx, ty).unwrap_or(self.tcx.types.u8);
+                    let name = self.display_name(base);
+                    let root = self.new_root(&name, RootOrigin::Unknown, elem, ReleasedBy::NotOwned, span);
+                    self.emit(b, tensor_lint_analyzer::ir::Op::Load { dst: v, root }, span);
+                    let elem_bytes = self.roots[root.0 as usize].elem_bytes;
+                    self.define(
+                        v,
+                        ValueKind::RawPtr(Some(root)),
+                        Some(View {
+                            root,
+                            elem_bytes,
+                            offset: Expr::int(0),
+                            dims: Vec::new(),
+                        }),
+                    );
+                }
                 Some(v)
             }
             Loc::Unknown => None,

@@ -20,6 +20,14 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         rvalue: &Rvalue<'tcx>,
         span: Span,
     ) {
+        // `local = rvalue`: the value read is the local's before the assignment.
+if place.projection.is_empty() {
+            let dst = self.assigned(b, place.local);
+            self.replaced = Some(self.local(b, place.local));
+            self.define_from(b, dst, rvalue, span);
+            b.current[place.local.as_usize()] = dst;
+            return;
+        }
         match self.place(b, place, span) {
             Loc::Value(dst) => self.define_from(b, dst, rvalue, span),
             Loc::Memory { base, region } => {
@@ -200,12 +208,8 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             return;
         }
         // `p = ptr::null_mut()`: `p` holds no allocation now.
-        if self.nulls.contains(&src) {
-            if self.value(dst).name.is_some() {
-                self.emit(b, Op::AssumeNull { value: dst }, span);
-            } else {
-                self.nulls.insert(dst);
-            }
+if self.nulls.contains(&src) {
+            self.store_null(b, dst, span);
             return;
         }
         let (kind, view, int) = {
@@ -253,6 +257,20 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         }
     }
 
+/// `dst` is a null pointer (`ptr::null_mut()`): stored into a variable, the variable
+    /// holds no allocation on this path any more, whatever it held before.
+    pub(crate) fn store_null(&mut self, b: &BodyCx<'tcx>, dst: ValueId, span: Span) {
+        let before = self.replaced.take().filter(|&v| v != dst);
+        match before {
+            Some(previous) if self.value(dst).name.is_some() => {
+                self.emit(b, Op::AssumeNull { value: previous }, span);
+            }
+            _ => {
+                self.nulls.insert(dst);
+            }
+        }
+    }
+
     /// The value a scalar temporary copies (`_8 = copy need_scratch`), followed back.
     pub(crate) fn scalar_origin(&self, mut v: ValueId) -> ValueId {
         for _ in 0..32 {
@@ -266,8 +284,15 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
 
     /// `dst = &place` (or `&raw`, a reborrow): a view of the memory the place is in, or a
     /// reference to a whole value of this function.
-    fn borrow(&mut self, b: &BodyCx<'tcx>, dst: ValueId, place: &mir::Place<'tcx>, span: Span) {
+fn borrow(&mut self, b: &BodyCx<'tcx>, dst: ValueId, place: &mir::Place<'tcx>, span: Span) {
+        // `&mut p` of a pointer variable points at the variable (through it, a callee
+        // may store another pointer there), not at what `p` points to.
+        let place_ty = place.ty(b.mir, self.tcx).ty;
+        let pointer_slot = place_ty.is_any_ptr() || place_ty.is_ref();
         match self.place(b, place, span) {
+            Loc::Value(v) if pointer_slot => {
+                self.pointees.insert(dst, v);
+            }
             Loc::Value(v) => {
                 if self.value(v).kind.is_memory() {
                     let view = self.value(v).view.clone();
