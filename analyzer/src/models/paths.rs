@@ -176,6 +176,14 @@ pub const PATHS: &[(&str, Sem)] = &[
         "rayon::iter::ParallelIterator::for_each",
         Sem::Par(ParKind::Consume),
     ),
+    // iterators consumed whole: every item read
+    ("std::iter::Iterator::sum", Sem::Read),
+    ("std::iter::Iterator::product", Sem::Read),
+    ("std::iter::Iterator::max", Sem::Read),
+    ("std::iter::Iterator::min", Sem::Read),
+    ("std::iter::Iterator::fold", Sem::Read),
+    ("std::iter::Iterator::count", Sem::Read),
+    ("std::iter::Iterator::collect", Sem::Read),
     // operators that hand out the same memory
     ("std::ops::Deref::deref", Sem::View(ViewKind::Whole)),
     ("std::ops::DerefMut::deref_mut", Sem::View(ViewKind::Whole)),

@@ -10,6 +10,7 @@ use tensor_lint_analyzer::oracle::{Dim, Expr, View};
 use tensor_lint_analyzer::source::Span;
 
 use super::places::Loc;
+use super::types;
 use super::{BodyCx, FnLowerer};
 
 impl<'tcx> FnLowerer<'_, 'tcx> {
@@ -287,9 +288,18 @@ if self.nulls.contains(&src) {
 fn borrow(&mut self, b: &BodyCx<'tcx>, dst: ValueId, place: &mir::Place<'tcx>, span: Span) {
         // `&mut p` of a pointer variable points at the variable (through it, a callee
         // may store another pointer there), not at what `p` points to.
-        let place_ty = place.ty(b.mir, self.tcx).ty;
-        let pointer_slot = place_ty.is_any_ptr() || place_ty.is_ref();
-        match self.place(b, place, span) {
+let place_ty = place.ty(b.mir, self.tcx).ty;
+        let loc = self.place(b, place, span);
+        // So does `&addr` of an address held as an integer, or a `NonNull`: the
+        // variable is borrowed, not the memory it points to.
+        let holds_pointer = |this: &Self, v: ValueId| {
+            matches!(this.value(v).kind, ValueKind::RawPtr(_))
+                || types::adt_is(this.tcx, place_ty, "core", "NonNull")
+        };
+        let pointer_slot = place_ty.is_any_ptr()
+            || place_ty.is_ref()
+            || matches!(loc, Loc::Value(v) if holds_pointer(self, v));
+        match loc {
             Loc::Value(v) if pointer_slot => {
                 self.pointees.insert(dst, v);
             }
