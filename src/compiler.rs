@@ -249,7 +249,9 @@ impl Run {
         // Cargo reads its configuration (`.cargo/config.toml`) from where it runs: the
         // project's, or the folder of a loose file.
         let run_in = match loose {
-            Some(l) => Path::new(&l.origin.src_path).parent().map(Path::to_path_buf),
+            Some(l) => Path::new(&l.origin.src_path)
+                .parent()
+                .map(Path::to_path_buf),
             None => manifest.parent().map(Path::to_path_buf),
         };
         if let Some(dir) = run_in.filter(|d| !d.as_os_str().is_empty()) {

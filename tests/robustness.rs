@@ -111,8 +111,18 @@ fn floor_boundary(text: &str, mut at: usize) -> usize {
 }
 
 fn collect_rs(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
-    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        let path = entry.path();
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    entries.sort();
+    for path in entries {
+        // Build output (the compiler front end compiles the fixtures) is no fixture.
+        if path.file_name().is_some_and(|n| n == "target") {
+            continue;
+        }
         if path.is_dir() {
             collect_rs(&path, out);
         } else if path.extension().is_some_and(|e| e == "rs") {

@@ -29,7 +29,8 @@ fn attribute_allows(tcx: TyCtxt<'_>, files: &Files) -> Vec<AllowRegion> {
             if found.name != "allow" {
                 continue;
             }
-            let (Some(region), Some(at)) = (files.span(tcx.source_span(def)), files.span(found.span))
+            let (Some(region), Some(at)) =
+                (files.span(tcx.source_span(def)), files.span(found.span))
             else {
                 continue;
             };

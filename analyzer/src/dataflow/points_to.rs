@@ -18,7 +18,7 @@ impl PointsTo {
             .iter()
             .map(|v| v.kind.root().into_iter().collect())
             .collect();
-// Edges src -> dst of every copy of memory; an allocation or a load into a
+        // Edges src -> dst of every copy of memory; an allocation or a load into a
         // value that held other memory before (`p = load` after `p = alloc`) adds its
         // root to those the value may reach.
         let mut succs: Vec<Vec<usize>> = vec![Vec::new(); n];

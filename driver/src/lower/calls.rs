@@ -61,7 +61,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             .projection
             .is_empty()
             .then(|| self.assigned(b, destination.local));
-let loc = match assigned {
+        let loc = match assigned {
             Some(v) => Loc::Value(v),
             None => self.place(b, destination, span),
         };
@@ -216,8 +216,15 @@ let loc = match assigned {
         false
     }
 
-    /// A crate-defined `Drop::drop` run on `v`.
-    pub(crate) fn destructor_call(&mut self, b: &BodyCx<'tcx>, id: FnId, v: ValueId, span: Span) {
+    /// A crate-defined `Drop::drop` run on `v`, released as the drop that runs it.
+    pub(crate) fn destructor_call(
+        &mut self,
+        b: &BodyCx<'tcx>,
+        id: FnId,
+        v: ValueId,
+        how: ReleaseKind,
+        span: Span,
+    ) {
         let ty = self
             .value_types
             .get(&v)
@@ -228,7 +235,9 @@ let loc = match assigned {
             ty,
             moved: false,
         }];
+        self.releasing = Some(how);
         self.local_call(b, id, &args, v, self.tcx.types.unit, span);
+        self.releasing = None;
     }
 
     /// The values holding memory that `v` is or holds: itself, or the fields it was
@@ -258,7 +267,6 @@ let loc = match assigned {
             self.collect_memory_parts(field, depth + 1, out);
         }
     }
-
 
     /// A call to a function of this crate: its summary's effects happen here.
     fn local_call(
@@ -345,7 +353,10 @@ let loc = match assigned {
                     b,
                     Op::Release {
                         value: v,
-                        how: ReleaseKind::Function(callee_name.clone()),
+                        how: self
+                            .releasing
+                            .clone()
+                            .unwrap_or_else(|| ReleaseKind::Function(callee_name.clone())),
                     },
                     span,
                 );
@@ -434,7 +445,7 @@ let loc = match assigned {
             },
             span,
         );
-self.pass_on(b, name, args, span);
+        self.pass_on(b, name, args, span);
         // A pointer variable handed over as `&mut p` (an out-parameter) may hold another
         // pointer afterwards, to memory nothing here knows of.
         for a in args {
@@ -452,7 +463,8 @@ self.pass_on(b, name, args, span);
                     .get(&slot)
                     .and_then(|t| types::element_of(self.tcx, *t))
                     .unwrap_or(self.tcx.types.u8);
-                let root = self.new_root(&name, RootOrigin::Unknown, elem, ReleasedBy::NotOwned, span);
+                let root =
+                    self.new_root(&name, RootOrigin::Unknown, elem, ReleasedBy::NotOwned, span);
                 self.emit(b, Op::Load { dst: slot, root }, span);
             }
         }
@@ -904,7 +916,7 @@ self.pass_on(b, name, args, span);
             }
             // Stored into a variable, a null pointer means the variable holds no
             // allocation on this path (whatever it held on others).
-Sem::NullPointer => self.store_null(b, dst, span),
+            Sem::NullPointer => self.store_null(b, dst, span),
             Sem::NullTest => {
                 if let Some(p) = arg(0) {
                     self.null_tests.insert(dst, p);

@@ -24,7 +24,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         place: &mir::Place<'tcx>,
         span: Span,
     ) {
-let ty = place.ty(b.mir, self.tcx).ty;
+        let ty = place.ty(b.mir, self.tcx).ty;
         // A temporary is dropped where it was made (at the end of its statement).
         let local = self.local(b, place.local);
         let span = if place.projection.is_empty() && self.value(local).name.is_none() {
@@ -82,7 +82,7 @@ let ty = place.ty(b.mir, self.tcx).ty;
         if let Some(destructor) = self.tcx.adt_destructor(adt.did()) {
             if let Some(local) = destructor.did.as_local() {
                 if let Some(&id) = self.cx.fn_ids.get(&local) {
-                    self.destructor_call(b, id, v, span);
+                    self.destructor_call(b, id, v, how.clone(), span);
                 }
             }
         }

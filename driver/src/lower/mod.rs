@@ -100,6 +100,8 @@ pub(crate) struct FnLowerer<'a, 'tcx> {
     nulls: FxHashSet<ValueId>,
     /// The value the assignment being lowered replaces (the local's before it).
     replaced: Option<ValueId>,
+    /// How a callee's releases are said while a destructor runs (the drop's own way).
+    releasing: Option<tensor_lint_analyzer::ir::ReleaseKind>,
     /// Scalar temporaries that copy another value.
     scalar_copies: FxHashMap<ValueId, ValueId>,
     /// How each block that jumps somewhere would return, were its jump the return.
@@ -190,6 +192,7 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
             null_tests: FxHashMap::default(),
             nulls: FxHashSet::default(),
             replaced: None,
+            releasing: None,
             scalar_copies: FxHashMap::default(),
             exits: FxHashMap::default(),
             loop_ranges: Vec::new(),
@@ -263,8 +266,7 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
             for body in &self.bodies {
                 for block in &body.blocks {
                     for stmt in &block.stmts {
-                        let (Op::Assign { dst, src } | Op::View { dst, src, .. }) = &stmt.op
-                        else {
+                        let (Op::Assign { dst, src } | Op::View { dst, src, .. }) = &stmt.op else {
                             continue;
                         };
                         let Some(root) = self.values[src.0 as usize].kind.root() else {
@@ -416,7 +418,7 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
                     continue;
                 }
                 let escapes = t.stmts.clone();
-let Some(&(kind, at)) = self.exits.get(&(body, BlockId(k as u32))) else {
+                let Some(&(kind, at)) = self.exits.get(&(body, BlockId(k as u32))) else {
                     continue;
                 };
                 // A jump that is no `return` or `?` of its own leads to the return it
@@ -648,7 +650,7 @@ let Some(&(kind, at)) = self.exits.get(&(body, BlockId(k as u32))) else {
         self.define(v, kind, Some(view));
     }
 
-fn statement(&mut self, b: &mut BodyCx<'tcx>, stmt: &mir::Statement<'tcx>) {
+    fn statement(&mut self, b: &mut BodyCx<'tcx>, stmt: &mir::Statement<'tcx>) {
         self.replaced = None;
         let span = self.span_or_fn(stmt.source_info.span);
         match &stmt.kind {
@@ -684,7 +686,7 @@ fn statement(&mut self, b: &mut BodyCx<'tcx>, stmt: &mir::Statement<'tcx>) {
         }
     }
 
-fn terminator(&mut self, b: &mut BodyCx<'tcx>, term: &mir::Terminator<'tcx>) {
+    fn terminator(&mut self, b: &mut BodyCx<'tcx>, term: &mir::Terminator<'tcx>) {
         self.replaced = None;
         let span = self.span_or_fn(term.source_info.span);
         let next = match &term.kind {
@@ -702,7 +704,7 @@ fn terminator(&mut self, b: &mut BodyCx<'tcx>, term: &mir::Terminator<'tcx>) {
                         .min_by_key(|j| j.hi() - j.lo())
                         .copied()
                 });
-if let Some(at) = jump.and_then(|j| self.cx.files.span(j)) {
+                if let Some(at) = jump.and_then(|j| self.cx.files.span(j)) {
                     // A `break` stays a jump, even to the return: it is what a message
                     // about the path names.
                     self.exits.remove(&(b.id, b.cur));
@@ -1072,8 +1074,8 @@ fn block(bb: BasicBlock) -> BlockId {
 /// Which locals of `mir` are assigned more than once (a parameter counts as assigned).
 fn multi_defined(mir: &mir::Body<'_>) -> Vec<bool> {
     let mut count = vec![0u32; mir.local_decls.len()];
-    for k in 1..=mir.arg_count {
-        count[k] += 1;
+    for n in count.iter_mut().skip(1).take(mir.arg_count) {
+        *n += 1;
     }
     let mut assigned = |place: &mir::Place<'_>| {
         if place.projection.is_empty() {

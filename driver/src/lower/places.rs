@@ -293,7 +293,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                     },
                     span,
                 );
-let ty = place.ty(b.mir, self.tcx).ty;
+                let ty = place.ty(b.mir, self.tcx).ty;
                 let class = types::class_of(self.tcx, ty);
                 let kind = if class == TyClass::Scalar {
                     ValueKind::Scalar
@@ -307,7 +307,8 @@ let ty = place.ty(b.mir, self.tcx).ty;
                 if class == TyClass::RawPtr {
                     let elem = types::element_of(self.tcx, ty).unwrap_or(self.tcx.types.u8);
                     let name = self.display_name(base);
-                    let root = self.new_root(&name, RootOrigin::Unknown, elem, ReleasedBy::NotOwned, span);
+                    let root =
+                        self.new_root(&name, RootOrigin::Unknown, elem, ReleasedBy::NotOwned, span);
                     self.emit(b, tensor_lint_analyzer::ir::Op::Load { dst: v, root }, span);
                     let elem_bytes = self.roots[root.0 as usize].elem_bytes;
                     self.define(

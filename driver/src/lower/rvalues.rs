@@ -22,7 +22,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         span: Span,
     ) {
         // `local = rvalue`: the value read is the local's before the assignment.
-if place.projection.is_empty() {
+        if place.projection.is_empty() {
             let dst = self.assigned(b, place.local);
             self.replaced = Some(self.local(b, place.local));
             self.define_from(b, dst, rvalue, span);
@@ -209,7 +209,7 @@ if place.projection.is_empty() {
             return;
         }
         // `p = ptr::null_mut()`: `p` holds no allocation now.
-if self.nulls.contains(&src) {
+        if self.nulls.contains(&src) {
             self.store_null(b, dst, span);
             return;
         }
@@ -258,7 +258,7 @@ if self.nulls.contains(&src) {
         }
     }
 
-/// `dst` is a null pointer (`ptr::null_mut()`): stored into a variable, the variable
+    /// `dst` is a null pointer (`ptr::null_mut()`): stored into a variable, the variable
     /// holds no allocation on this path any more, whatever it held before.
     pub(crate) fn store_null(&mut self, b: &BodyCx<'tcx>, dst: ValueId, span: Span) {
         let before = self.replaced.take().filter(|&v| v != dst);
@@ -285,10 +285,10 @@ if self.nulls.contains(&src) {
 
     /// `dst = &place` (or `&raw`, a reborrow): a view of the memory the place is in, or a
     /// reference to a whole value of this function.
-fn borrow(&mut self, b: &BodyCx<'tcx>, dst: ValueId, place: &mir::Place<'tcx>, span: Span) {
+    fn borrow(&mut self, b: &BodyCx<'tcx>, dst: ValueId, place: &mir::Place<'tcx>, span: Span) {
         // `&mut p` of a pointer variable points at the variable (through it, a callee
         // may store another pointer there), not at what `p` points to.
-let place_ty = place.ty(b.mir, self.tcx).ty;
+        let place_ty = place.ty(b.mir, self.tcx).ty;
         let loc = self.place(b, place, span);
         // So does `&addr` of an address held as an integer, or a `NonNull`: the
         // variable is borrowed, not the memory it points to.
