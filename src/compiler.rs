@@ -50,8 +50,18 @@ pub struct Checked {
 
 /// Checks `inputs` with the compiler.
 pub fn check(inputs: &Inputs, flags: &[LevelFlag]) -> Result<Checked, ToolError> {
-    check_with(inputs, flags, None).map(|(checked, _)| checked)
+    // `TENSOR_LINT_DUMP_IR=FUNCTION` (empty: every function) prints the IR of a whole
+    // project's functions on stderr, for working on the lowering.
+    let dump = std::env::var(DUMP_IR_ENV).ok();
+    let (checked, dumps) = check_with(inputs, flags, dump.as_deref())?;
+    for text in dumps {
+        eprint!("{text}");
+    }
+    Ok(checked)
 }
+
+/// See [`check`].
+pub const DUMP_IR_ENV: &str = "TENSOR_LINT_DUMP_IR";
 
 /// The IR of a loose file's functions (of those named `function`, when given), as the
 /// compiler front end lowers them.

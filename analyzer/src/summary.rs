@@ -94,6 +94,42 @@ pub struct WriteRegion {
 pub type AtomicWrite = (usize, Option<(i64, i64)>, Span);
 
 impl FnSummary {
+    /// What a call does when it runs one of several functions, which one not known (a
+    /// trait method called on a type parameter, with the crate's impls as candidates):
+    /// what any of them may read, write or let escape, and, to stay sure, a release or
+    /// a returned value only where all of them agree.
+    pub fn of_alternatives(all: &[FnSummary]) -> FnSummary {
+        let Some((first, rest)) = all.split_first() else {
+            return FnSummary::default();
+        };
+        let mut s = FnSummary {
+            reads: first.reads.clone(),
+            writes: first.writes.clone(),
+            inplace: first.inplace.clone(),
+            escapes: first.escapes.clone(),
+            frees: first.frees.clone(),
+            returns: first.returns.clone(),
+            returns_whole: first.returns_whole,
+            returns_offset: first.returns_offset.clone(),
+            ..FnSummary::default()
+        };
+        for other in rest {
+            s.reads.extend(other.reads.iter().copied());
+            s.writes.extend(other.writes.iter().copied());
+            s.inplace.extend(other.inplace.iter().copied());
+            s.escapes.extend(other.escapes.iter().copied());
+            s.frees.retain(|i| other.frees.contains(i));
+            if s.returns != other.returns {
+                s.returns = ReturnSummary::Nothing;
+            }
+            s.returns_whole &= other.returns_whole;
+            if s.returns_offset != other.returns_offset {
+                s.returns_offset = None;
+            }
+        }
+        s
+    }
+
     /// The summary the annotations alone give.
     pub fn from_annotations(ann: &Annotations) -> FnSummary {
         let mut s = FnSummary::default();

@@ -13,7 +13,7 @@ use tensor_lint_analyzer::ir::{
 use tensor_lint_analyzer::models::{Ctor, LayoutCtor, Meta, ReleaseHow, Sem, ViewKind, WrapKind};
 use tensor_lint_analyzer::oracle::{Expr, View};
 use tensor_lint_analyzer::source::Span;
-use tensor_lint_analyzer::summary::ReturnSummary;
+use tensor_lint_analyzer::summary::{FnSummary, ReturnSummary};
 
 use super::places::{sub_range, Loc};
 use super::rvalues::{shifted, with_len};
@@ -32,6 +32,9 @@ pub(crate) struct Arg<'tcx> {
 /// What a call was resolved to.
 enum Target<'tcx> {
     Local(FnId),
+    /// A trait method the compiler cannot pick an impl of (it is called on a type
+    /// parameter): the crate's impls of it, one of which runs.
+    AnyOf(Vec<FnId>, String),
     Model(Sem, String, ty::GenericArgsRef<'tcx>),
     /// A closure this function made, called directly.
     Closure(ValueId),
@@ -80,7 +83,27 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             return;
         }
         match self.resolve(func) {
-            Target::Local(id) => self.local_call(b, id, &lowered, dst, dest_ty, span),
+Target::Local(id) => self.local_call(b, id, &lowered, dst, dest_ty, span),
+            Target::AnyOf(ids, name) => {
+                let summaries: Vec<FnSummary> = ids.iter().filter_map(|&id| self.summary_of(id)).collect();
+                if summaries.len() == ids.len() {
+                    self.callees.extend(ids.iter().copied());
+                    let values = lowered.iter().filter_map(|a| a.value).collect();
+                    self.emit(
+                        b,
+                        Op::Call {
+                            dst: Some(dst),
+                            callee: Callee::Local(ids[0]),
+                            args: values,
+                        },
+                        span,
+                    );
+                    let summary = FnSummary::of_alternatives(&summaries);
+                    self.apply_summary(b, summary, &name, &lowered, dst, dest_ty, span);
+                } else {
+                    self.unknown_call(b, &name, &lowered, dst, span);
+                }
+            }
             Target::Model(sem, name, generics) => {
                 let call = ModelCall {
                     name: &name,
@@ -166,7 +189,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 return Target::Local(id);
             }
         }
-        if let Some(model) = self
+if let Some(model) = self
             .cx
             .models
             .of(tcx, item)
@@ -174,7 +197,45 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         {
             return Target::Model(model.sem, model.name.clone(), generic_args);
         }
+        if resolved.is_none() {
+            if let Some(trait_id) = tcx.trait_of_assoc(def_id) {
+                let impls = self.crate_impls_of(trait_id, def_id);
+                if !impls.is_empty() {
+                    let name = format!("{}::{}", tcx.item_name(trait_id), tcx.item_name(def_id));
+                    return Target::AnyOf(impls, name);
+                }
+            }
+        }
         Target::Unknown(tcx.def_path_str(item))
+    }
+
+    /// The functions of the crate that implement trait method `method`: each impl's
+    /// own, or the trait's default body where an impl keeps it.
+    fn crate_impls_of(
+        &self,
+        trait_id: rustc_hir::def_id::DefId,
+        method: rustc_hir::def_id::DefId,
+    ) -> Vec<FnId> {
+        let tcx = self.tcx;
+        let default = method.as_local().and_then(|l| self.cx.fn_ids.get(&l).copied());
+        let mut out = Vec::new();
+        for imp in tcx.all_impls(trait_id) {
+            if !imp.is_local() {
+                continue;
+            }
+            let own = tcx
+                .impl_item_implementor_ids(imp)
+                .get(&method)
+                .and_then(|f| f.as_local())
+                .and_then(|l| self.cx.fn_ids.get(&l).copied());
+            if let Some(id) = own.or(default) {
+                if !out.contains(&id) {
+                    out.push(id);
+                }
+            }
+        }
+        out.sort();
+        out
     }
 
     /// `Iterator::next` and `IntoIterator::into_iter`: how `for` loops take their items.
@@ -289,14 +350,35 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             },
             span,
         );
-        let summary = match self.summaries.get(id.0 as usize).and_then(Option::clone) {
-            Some(s) => s,
-            None => match self.cx.annotations.get(id.0 as usize) {
-                Some(a) => tensor_lint_analyzer::summary::FnSummary::from_annotations(a),
-                None => return,
-            },
+let Some(summary) = self.summary_of(id) else {
+            return;
         };
         let callee_name = self.fn_display_name(self.cx.fns[id.0 as usize].to_def_id());
+        self.apply_summary(b, summary, &callee_name, args, dst, dest_ty, span);
+    }
+
+    /// What calling function `id` does, as far as known now: its summary, or what its
+    /// annotations say while it is not summarised yet.
+    fn summary_of(&self, id: FnId) -> Option<FnSummary> {
+        self.summaries
+            .get(id.0 as usize)
+            .and_then(Option::clone)
+            .or_else(|| self.cx.annotations.get(id.0 as usize).map(FnSummary::from_annotations))
+    }
+
+    /// The effects a summary says a call has, on its arguments and result.
+    #[allow(clippy::too_many_arguments)]
+    fn apply_summary(
+        &mut self,
+        b: &BodyCx<'tcx>,
+        summary: FnSummary,
+        callee_name: &str,
+        args: &[Arg<'tcx>],
+        dst: ValueId,
+        dest_ty: Ty<'tcx>,
+        span: Span,
+    ) {
+        let callee_name = callee_name.to_string();
         let arg = |i: usize| args.get(i).and_then(|a| a.value);
         let memory = |this: &Self, v: ValueId| this.value(v).kind.is_memory();
         // A struct argument stands for the memory its fields hold.
@@ -393,8 +475,16 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 };
                 self.new_allocation(b, dst, dest_ty, released_by, None, span);
             }
-            ReturnSummary::ViewOf(i) => {
-                if let Some(src) = arg(i).filter(|&v| memory(self, v)) {
+ReturnSummary::ViewOf(i) => {
+                // Of a struct argument, the memory it reaches.
+                let src = arg(i).and_then(|v| {
+                    if memory(self, v) {
+                        Some(v)
+                    } else {
+                        self.struct_memory(b, v, span)
+                    }
+                });
+                if let Some(src) = src {
                     let view = if summary.returns_whole {
                         self.value(src).view.clone()
                     } else {
@@ -414,7 +504,22 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                     self.derive(b, dst, src, how, view, span);
                 }
             }
-            ReturnSummary::Entry(_) | ReturnSummary::Nothing => {
+ReturnSummary::Entry(_) | ReturnSummary::Nothing => {
+                // An integer the callee computes is a value of its own: the same for the
+                // same callee and arguments (`self.row_stride()` twice is one stride).
+                if dest_ty.is_integral() && self.value(dst).int.is_none() {
+                    let mut key = callee_name.rsplit("::").next().unwrap_or("").to_string();
+let receiver = arg(0).map(|v| {
+                        let v = self.pointees.get(&v).copied().unwrap_or(v);
+                        self.display_name(self.canonical(v))
+                    });
+                    if let Some(receiver) = receiver.filter(|_| args.len() == 1) {
+                        key = format!("{receiver}.{key}");
+                    }
+                    if args.len() <= 1 {
+                        self.value_mut(dst).int = Some(Expr::sym(&key));
+                    }
+                }
                 // What the callee built and hands back is the caller's to drop.
                 if types::owns_memory(self.tcx, dest_ty) {
                     self.new_allocation(b, dst, dest_ty, ReleasedBy::Drop, None, span);
@@ -424,6 +529,32 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 }
             }
         }
+    }
+
+/// The memory a struct value reaches, as one root (what a callee's summary means by
+    /// "the memory of parameter `n`" when `n` is a struct): the one part of it that holds
+    /// memory, or, for the caller's object, a root of its own standing for all it holds.
+    pub(crate) fn struct_memory(&mut self, _b: &BodyCx<'tcx>, v: ValueId, span: Span) -> Option<ValueId> {
+        let v = self.pointees.get(&v).copied().unwrap_or(v);
+        let v = self.canonical(v);
+        if let [one] = self.memory_parts(v).as_slice() {
+            return Some(*one);
+        }
+        let index = self.param_structs.get(&v).copied()?;
+        if let Some(&memory) = self.object_memory.get(&index) {
+            return Some(memory);
+        }
+        let name = self.display_name(v);
+        let root = self.new_root(&name, RootOrigin::Param(index), self.tcx.types.u8, ReleasedBy::NotOwned, span);
+let memory = self.new_value(Some(name), ValueKind::View(root), TyClass::Unknown, span);
+        self.value_mut(memory).view = Some(View {
+            root,
+            elem_bytes: self.roots[root.0 as usize].elem_bytes,
+            offset: Expr::int(0),
+            dims: Vec::new(),
+        });
+        self.object_memory.insert(index, memory);
+        Some(memory)
     }
 
     /// A call nothing is known of: it may keep an owner or raw pointer it is given.
