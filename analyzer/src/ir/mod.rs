@@ -14,6 +14,7 @@
 //! zero-dimensional view.
 
 pub mod dump;
+pub mod geometry;
 
 use crate::oracle::{Expr, View};
 use crate::source::Span;

@@ -11,7 +11,7 @@ mod call;
 mod control;
 mod effects;
 mod expr;
-pub mod geometry;
+pub use crate::ir::geometry;
 mod items;
 mod macros;
 mod method;

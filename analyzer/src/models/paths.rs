@@ -192,6 +192,7 @@ pub const PATHS: &[(&str, Sem)] = &[
     ("ndarray::ArrayBase::ones", Sem::Alloc(Ctor::Shape(0))),
     ("ndarray::ArrayBase::from_elem", Sem::Alloc(Ctor::Shape(0))),
     ("ndarray::ArrayBase::from_shape_ptr", Sem::FromShapePtr),
+    ("ndarray::ShapeBuilder::strides", Sem::ShapeStrides),
 ];
 
 /// ndarray's methods, by name: the types that hold them differ between releases
@@ -211,6 +212,25 @@ pub const NDARRAY_METHODS: &[(&str, Sem)] = &[
     ("nrows", Sem::Metadata(Meta::Rows)),
     ("ncols", Sem::Metadata(Meta::Cols)),
     ("to_owned", Sem::Alloc(Ctor::Like(0))),
+    ("t", Sem::View(ViewKind::Transpose)),
+    ("reversed_axes", Sem::View(ViewKind::Transpose)),
+    ("split_at", Sem::View(ViewKind::SplitAt)),
+    ("index_axis", Sem::View(ViewKind::IndexAxis(None))),
+    ("index_axis_mut", Sem::View(ViewKind::IndexAxis(None))),
+    ("index_axis_move", Sem::View(ViewKind::IndexAxis(None))),
+    ("row", Sem::View(ViewKind::IndexAxis(Some(0)))),
+    ("row_mut", Sem::View(ViewKind::IndexAxis(Some(0)))),
+    ("column", Sem::View(ViewKind::IndexAxis(Some(1)))),
+    ("column_mut", Sem::View(ViewKind::IndexAxis(Some(1)))),
+    ("broadcast", Sem::View(ViewKind::Broadcast)),
+    ("axis_iter", Sem::View(ViewKind::AxisIter)),
+    ("axis_iter_mut", Sem::View(ViewKind::AxisIter)),
+    ("outer_iter", Sem::View(ViewKind::AxisIter)),
+    ("outer_iter_mut", Sem::View(ViewKind::AxisIter)),
+    ("rows", Sem::View(ViewKind::AxisIter)),
+    ("rows_mut", Sem::View(ViewKind::AxisIter)),
+    ("axis_chunks_iter", Sem::View(ViewKind::Chunks)),
+    ("axis_chunks_iter_mut", Sem::View(ViewKind::Chunks)),
 ];
 
 /// The ndarray types [`NDARRAY_METHODS`] are looked up on.

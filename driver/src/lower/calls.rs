@@ -6,6 +6,7 @@ use rustc_middle::mir;
 use rustc_middle::ty::{self, Instance, Ty};
 use rustc_span::Spanned;
 
+use tensor_lint_analyzer::ir::geometry;
 use tensor_lint_analyzer::ir::{
     Callee, EscapeKind, FnId, LeakKind, Op, ReleaseKind, ReleasedBy, RootOrigin, TyClass, ValueId,
     ValueKind, ViewOp,
@@ -15,7 +16,7 @@ use tensor_lint_analyzer::oracle::{Expr, View};
 use tensor_lint_analyzer::source::Span;
 use tensor_lint_analyzer::summary::{FnSummary, ReturnSummary};
 
-use super::places::{sub_range, Loc};
+use super::places::Loc;
 use super::rvalues::{shifted, with_len};
 use super::types;
 use super::{BodyCx, FnLowerer};
@@ -83,9 +84,10 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             return;
         }
         match self.resolve(func) {
-Target::Local(id) => self.local_call(b, id, &lowered, dst, dest_ty, span),
+            Target::Local(id) => self.local_call(b, id, &lowered, dst, dest_ty, span),
             Target::AnyOf(ids, name) => {
-                let summaries: Vec<FnSummary> = ids.iter().filter_map(|&id| self.summary_of(id)).collect();
+                let summaries: Vec<FnSummary> =
+                    ids.iter().filter_map(|&id| self.summary_of(id)).collect();
                 if summaries.len() == ids.len() {
                     self.callees.extend(ids.iter().copied());
                     let values = lowered.iter().filter_map(|a| a.value).collect();
@@ -189,7 +191,7 @@ Target::Local(id) => self.local_call(b, id, &lowered, dst, dest_ty, span),
                 return Target::Local(id);
             }
         }
-if let Some(model) = self
+        if let Some(model) = self
             .cx
             .models
             .of(tcx, item)
@@ -217,7 +219,9 @@ if let Some(model) = self
         method: rustc_hir::def_id::DefId,
     ) -> Vec<FnId> {
         let tcx = self.tcx;
-        let default = method.as_local().and_then(|l| self.cx.fn_ids.get(&l).copied());
+        let default = method
+            .as_local()
+            .and_then(|l| self.cx.fn_ids.get(&l).copied());
         let mut out = Vec::new();
         for imp in tcx.all_impls(trait_id) {
             if !imp.is_local() {
@@ -350,7 +354,7 @@ if let Some(model) = self
             },
             span,
         );
-let Some(summary) = self.summary_of(id) else {
+        let Some(summary) = self.summary_of(id) else {
             return;
         };
         let callee_name = self.fn_display_name(self.cx.fns[id.0 as usize].to_def_id());
@@ -363,7 +367,12 @@ let Some(summary) = self.summary_of(id) else {
         self.summaries
             .get(id.0 as usize)
             .and_then(Option::clone)
-            .or_else(|| self.cx.annotations.get(id.0 as usize).map(FnSummary::from_annotations))
+            .or_else(|| {
+                self.cx
+                    .annotations
+                    .get(id.0 as usize)
+                    .map(FnSummary::from_annotations)
+            })
     }
 
     /// The effects a summary says a call has, on its arguments and result.
@@ -475,7 +484,7 @@ let Some(summary) = self.summary_of(id) else {
                 };
                 self.new_allocation(b, dst, dest_ty, released_by, None, span);
             }
-ReturnSummary::ViewOf(i) => {
+            ReturnSummary::ViewOf(i) => {
                 // Of a struct argument, the memory it reaches.
                 let src = arg(i).and_then(|v| {
                     if memory(self, v) {
@@ -504,12 +513,12 @@ ReturnSummary::ViewOf(i) => {
                     self.derive(b, dst, src, how, view, span);
                 }
             }
-ReturnSummary::Entry(_) | ReturnSummary::Nothing => {
+            ReturnSummary::Entry(_) | ReturnSummary::Nothing => {
                 // An integer the callee computes is a value of its own: the same for the
                 // same callee and arguments (`self.row_stride()` twice is one stride).
                 if dest_ty.is_integral() && self.value(dst).int.is_none() {
                     let mut key = callee_name.rsplit("::").next().unwrap_or("").to_string();
-let receiver = arg(0).map(|v| {
+                    let receiver = arg(0).map(|v| {
                         let v = self.pointees.get(&v).copied().unwrap_or(v);
                         self.display_name(self.canonical(v))
                     });
@@ -531,10 +540,15 @@ let receiver = arg(0).map(|v| {
         }
     }
 
-/// The memory a struct value reaches, as one root (what a callee's summary means by
+    /// The memory a struct value reaches, as one root (what a callee's summary means by
     /// "the memory of parameter `n`" when `n` is a struct): the one part of it that holds
     /// memory, or, for the caller's object, a root of its own standing for all it holds.
-    pub(crate) fn struct_memory(&mut self, _b: &BodyCx<'tcx>, v: ValueId, span: Span) -> Option<ValueId> {
+    pub(crate) fn struct_memory(
+        &mut self,
+        _b: &BodyCx<'tcx>,
+        v: ValueId,
+        span: Span,
+    ) -> Option<ValueId> {
         let v = self.pointees.get(&v).copied().unwrap_or(v);
         let v = self.canonical(v);
         if let [one] = self.memory_parts(v).as_slice() {
@@ -545,8 +559,14 @@ let receiver = arg(0).map(|v| {
             return Some(memory);
         }
         let name = self.display_name(v);
-        let root = self.new_root(&name, RootOrigin::Param(index), self.tcx.types.u8, ReleasedBy::NotOwned, span);
-let memory = self.new_value(Some(name), ValueKind::View(root), TyClass::Unknown, span);
+        let root = self.new_root(
+            &name,
+            RootOrigin::Param(index),
+            self.tcx.types.u8,
+            ReleasedBy::NotOwned,
+            span,
+        );
+        let memory = self.new_value(Some(name), ValueKind::View(root), TyClass::Unknown, span);
         self.value_mut(memory).view = Some(View {
             root,
             elem_bytes: self.roots[root.0 as usize].elem_bytes,
@@ -920,26 +940,32 @@ let memory = self.new_value(Some(name), ValueKind::View(root), TyClass::Unknown,
                 let (Some(shape_v), Some(p)) = (arg(0), arg(1)) else {
                     return;
                 };
-                let shape = self.shape_of(shape_v);
+                // A shape, or a shape with strides (`(n, m).strides((s, 1))`).
+                let (shape, strides) = match self.shape_strides.get(&shape_v).cloned() {
+                    Some((shape, strides)) => (Some(shape), Some(strides)),
+                    None => (self.shape_of(shape_v), None),
+                };
+                let how = ViewOp::FromRaw {
+                    shape: shape.clone().unwrap_or_default(),
+                    strides,
+                };
                 let view = match (&shape, self.value(p).view.as_ref()) {
-                    (Some(shape), Some(v)) => {
-                        let mut c = View::contiguous(v.root, v.elem_bytes, shape.clone());
-                        c.offset = v.offset.clone();
-                        Some(c)
-                    }
+                    (Some(_), Some(v)) => geometry::apply(v, &how),
                     _ => None,
                 };
-                self.derive(
-                    b,
-                    dst,
-                    p,
-                    ViewOp::FromRaw {
-                        shape: shape.unwrap_or_default(),
-                        strides: None,
-                    },
-                    view,
-                    span,
-                );
+                self.derive(b, dst, p, how, view, span);
+            }
+            Sem::ShapeStrides => {
+                let (Some(shape_v), Some(strides_v)) = (arg(0), arg(1)) else {
+                    return;
+                };
+                if let (Some(shape), Some(strides)) =
+                    (self.shape_of(shape_v), self.shape_of(strides_v))
+                {
+                    if shape.len() == strides.len() {
+                        self.shape_strides.insert(dst, (shape, strides));
+                    }
+                }
             }
             Sem::PtrRead | Sem::BitCopy(_) => {
                 if let Some(p) = arg(0) {
@@ -1060,7 +1086,9 @@ let memory = self.new_value(Some(name), ValueKind::View(root), TyClass::Unknown,
         }
     }
 
-    /// The views a modelled view method returns.
+    /// The views a modelled view method returns: the geometry of the method applied to
+    /// the receiver's (`tensor_lint_analyzer::ir::geometry`). An ndarray method names
+    /// its axis with an `Axis(k)` argument; a slice's methods walk its one axis.
     fn view_call(
         &mut self,
         b: &BodyCx<'tcx>,
@@ -1075,60 +1103,86 @@ let memory = self.new_value(Some(name), ValueKind::View(root), TyClass::Unknown,
         if !self.value(src).kind.is_memory() {
             return;
         }
-        let int_arg = |this: &Self, i: usize| {
-            args.get(i)
-                .and_then(|a| a.value)
-                .and_then(|v| this.int_of(v))
-        };
+        // The arguments after the receiver: an axis first when the method takes one.
+        let rest: Vec<&Arg<'tcx>> = args.iter().skip(1).collect();
+        let axis = rest
+            .first()
+            .filter(|a| types::adt_is(self.tcx, a.ty, "ndarray", "Axis"))
+            .and_then(|a| a.value)
+            .and_then(|v| self.field_of(v, 0, 0))
+            .and_then(|v| self.int_of(v))
+            .and_then(|e| e.as_const())
+            .and_then(|k| usize::try_from(k).ok());
+        let operands: Vec<Option<Expr>> = rest
+            .iter()
+            .skip(usize::from(axis.is_some()))
+            .map(|a| a.value.and_then(|v| self.int_of(v)))
+            .collect();
+        let int = |k: usize| operands.get(k).cloned().flatten();
         let view = self.value(src).view.clone();
+        let apply = |how: &ViewOp| view.as_ref().and_then(|v| geometry::apply(v, how));
         match kind {
             ViewKind::SplitAt => {
-                let Some(at) = int_arg(self, 1) else {
+                let Some(at) = int(0) else {
                     self.derive(b, dst, src, ViewOp::Opaque("split_at".into()), None, span);
                     return;
                 };
-                let len = view
-                    .as_ref()
-                    .and_then(|v| v.dims.first())
-                    .map(|d| d.len.clone());
                 for (k, second) in [(0u32, false), (1, true)] {
                     let class = self.value(dst).ty;
                     let part = self.new_value(None, ValueKind::Unknown, class, span);
-                    let part_view = match (&view, &len) {
-                        (Some(v), Some(len)) if second => sub_range(v, &at, len),
-                        (Some(v), _) if !second => sub_range(v, &Expr::int(0), &at),
-                        _ => None,
+                    let how = ViewOp::Split {
+                        axis: axis.unwrap_or(0),
+                        at: at.clone(),
+                        second,
                     };
-                    self.derive(
-                        b,
-                        part,
-                        src,
-                        ViewOp::Split {
-                            axis: 0,
-                            at: at.clone(),
-                            second,
-                        },
-                        part_view,
-                        span,
-                    );
+                    let part_view = apply(&how);
+                    self.derive(b, part, src, how, part_view, span);
                     self.set_field(dst, 0, k, part);
                 }
             }
             ViewKind::Chunks | ViewKind::AxisIter => {
                 let chunk = match kind {
-                    ViewKind::Chunks => int_arg(self, 1),
-                    _ => Some(Expr::int(1)),
+                    ViewKind::Chunks => int(0),
+                    _ => None,
                 };
-                self.derive(b, dst, src, ViewOp::Whole, view, span);
+                self.derive(b, dst, src, ViewOp::Whole, view.clone(), span);
                 self.iters.insert(
                     dst,
                     super::closures::IterInfo {
                         source: src,
-                        chunk: chunk.filter(|_| kind == ViewKind::Chunks),
+                        axis: axis.unwrap_or(0),
+                        chunk,
                         parallel: false,
                         enumerate: false,
                     },
                 );
+            }
+            ViewKind::Transpose => {
+                let how = ViewOp::Transpose;
+                let v = apply(&how);
+                self.derive(b, dst, src, how, v, span);
+            }
+            ViewKind::IndexAxis(fixed) => {
+                let (Some(axis), Some(index)) = (fixed.or(axis), int(0)) else {
+                    self.derive(b, dst, src, ViewOp::Opaque("index_axis".into()), None, span);
+                    return;
+                };
+                let v = view.as_ref().and_then(|v| v.index(axis, index.clone()));
+                self.derive(b, dst, src, ViewOp::Slice(Vec::new()), v, span);
+            }
+            ViewKind::Broadcast => {
+                let shape = rest
+                    .first()
+                    .and_then(|a| a.value)
+                    .and_then(|v| self.shape_of(v));
+                let how = match shape {
+                    Some(shape) => ViewOp::Broadcast(shape),
+                    None => ViewOp::Opaque("broadcast".into()),
+                };
+                let v = apply(&how);
+                self.derive(b, dst, src, how, v, span);
+                // `broadcast` gives an `Option` of the view.
+                self.set_field(dst, 1, 0, dst);
             }
             _ => self.derive(b, dst, src, ViewOp::Whole, view, span),
         }

@@ -19,19 +19,22 @@ use tensor_lint_analyzer::ir::{
     ValueKind, ViewOp,
 };
 use tensor_lint_analyzer::models::{Adapter, ParKind, Sem};
-use tensor_lint_analyzer::oracle::{Dim, Expr, View};
+use tensor_lint_analyzer::oracle::Expr;
 use tensor_lint_analyzer::source::Span;
 
 use super::calls::Arg;
-use super::places::element;
 use super::{BodyCx, FnLowerer};
+use tensor_lint_analyzer::ir::geometry;
 
 /// How an iterator value walks memory.
 #[derive(Clone, Debug)]
 pub(crate) struct IterInfo {
     /// The memory iterated.
     pub source: ValueId,
-    /// Items are chunks of this many elements; `None` for single elements.
+    /// The axis walked (0 for slices and vectors).
+    pub axis: usize,
+    /// Items are chunks of this many elements; `None` for single elements (sub-views
+    /// along the axis).
     pub chunk: Option<Expr>,
     pub parallel: bool,
     pub enumerate: bool,
@@ -224,6 +227,14 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 if !self.value(src).kind.is_memory() {
                     return;
                 }
+                // An iterator made parallel (`axis_iter_mut(..).into_par_iter()`) walks
+                // what it walked.
+                if let Some(mut info) = self.iters.get(&src).cloned() {
+                    info.parallel = true;
+                    self.copy_value(b, dst, src, span);
+                    self.iters.insert(dst, info);
+                    return;
+                }
                 let chunk = match sem {
                     Sem::Par(ParKind::Chunks) => args
                         .get(1)
@@ -237,6 +248,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                     dst,
                     IterInfo {
                         source: src,
+                        axis: 0,
                         chunk,
                         parallel: true,
                         enumerate: false,
@@ -303,42 +315,25 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         let src = info.source;
         let index = Expr::sym(symbol);
         let source_view = self.value(src).view.clone();
-        let len = self
-            .length_of(src)
+        // How many items: the length of the axis walked, in chunks when it is chunked.
+        let len = source_view
+            .as_ref()
+            .and_then(|v| v.dims.get(info.axis).map(|d| d.len.clone()))
+            .or_else(|| (info.axis == 0).then(|| self.length_of(src)).flatten())
             .unwrap_or_else(|| Expr::sym(&format!("{}.len", self.display_name(src))));
-        let (view, count) = match &info.chunk {
-            Some(n) => {
-                let count = (&(&len + n) - &Expr::int(1)).div_floor(n.clone());
-                let view = source_view.and_then(|v| {
-                    let first = v.dims.first()?;
-                    Some(View {
-                        root: v.root,
-                        elem_bytes: v.elem_bytes,
-                        offset: &v.offset + &(&(&index * n) * &first.stride),
-                        dims: vec![Dim {
-                            len: n.clone(),
-                            stride: first.stride.clone(),
-                        }],
-                    })
-                });
-                (view, count)
-            }
-            None => (source_view.and_then(|v| element(&v, &index)), len),
+        let count = match &info.chunk {
+            Some(n) => (&(&len + n) - &Expr::int(1)).div_floor(n.clone()),
+            None => len,
         };
+        let how = ViewOp::Iter {
+            axis: info.axis,
+            chunk: info.chunk.clone(),
+            index: index.clone(),
+        };
+        let view = source_view.and_then(|v| geometry::apply(&v, &how));
         let class = self.value(src).ty;
         let item = self.new_value(None, ValueKind::Unknown, class, span);
-        self.derive(
-            b,
-            item,
-            src,
-            ViewOp::Iter {
-                axis: 0,
-                chunk: info.chunk.clone(),
-                index: index.clone(),
-            },
-            view,
-            span,
-        );
+        self.derive(b, item, src, how, view, span);
         if !info.enumerate {
             return (item, count);
         }

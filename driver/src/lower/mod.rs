@@ -100,7 +100,9 @@ pub(crate) struct FnLowerer<'a, 'tcx> {
     nulls: FxHashSet<ValueId>,
     /// The value the assignment being lowered replaces (the local's before it).
     replaced: Option<ValueId>,
-/// The memory each parameter's object reaches, as one value (see `struct_memory`).
+    /// Shapes given with strides (`(n, m).strides((s, 1))`).
+    shape_strides: FxHashMap<ValueId, (Vec<Expr>, Vec<Expr>)>,
+    /// The memory each parameter's object reaches, as one value (see `struct_memory`).
     object_memory: FxHashMap<usize, ValueId>,
     /// How a callee's releases are said while a destructor runs (the drop's own way).
     releasing: Option<tensor_lint_analyzer::ir::ReleaseKind>,
@@ -196,6 +198,7 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
             replaced: None,
             releasing: None,
             object_memory: FxHashMap::default(),
+            shape_strides: FxHashMap::default(),
             scalar_copies: FxHashMap::default(),
             exits: FxHashMap::default(),
             loop_ranges: Vec::new(),
