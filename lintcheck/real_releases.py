@@ -75,12 +75,15 @@ def write_links_overrides(crate_dir: Path, links: list[str]) -> None:
     config.write_text("".join(f"[target.{triple}.{name}]\nrustc-link-lib = []\n" for name in links))
 
 
-def check(binary: Path, crate_dir: Path, features: list[str]) -> tuple[list[dict], str | None, float]:
+def check(binary: Path, crate_dir: Path, case: dict) -> tuple[list[dict], str | None, float]:
     """The lint findings of the compiler front end on `crate_dir`, or why there are none."""
-    env = dict(os.environ, CARGO_TARGET_DIR=str(TARGET))
+    env = dict(os.environ, CARGO_TARGET_DIR=str(TARGET), **case.get("env", {}))
+    args = list(case.get("cargo_args", []))
+    if case.get("features"):
+        args += ["--features", ",".join(case["features"])]
     started = time.monotonic()
     run = subprocess.run([str(binary), "--front-end", "compiler", "--manifest-path", str(crate_dir / "Cargo.toml"),
-                          "--message-format", "json", *features],
+                          "--message-format", "json", *args],
                          capture_output=True, text=True, errors="replace", env=env)
     seconds = time.monotonic() - started
     if run.returncode not in (0, 1):
@@ -121,15 +124,16 @@ def run_case(binary: Path, case: dict) -> dict:
     if not case.get("buggy"):
         result["buggy_result"] = "no release"
         return result
-    features = case.get("features", [])
     for side in ("buggy", "fixed"):
         version = case[side]
         crate_dir = lintcheck.download(case["crate"], version)
         write_links_overrides(crate_dir, case.get("links", []))
         file = case[f"{side}_file"]
-        text = (crate_dir / file).read_text(errors="replace")
-        lines = function_range(text, case[f"{side}_fn"], case[f"{side}_fn_line"])
-        findings, error, seconds = check(binary, crate_dir, features)
+        text = (crate_dir / file).read_text(errors="replace") if (crate_dir / file).is_file() else ""
+        # An item with no name (a derive the fix removed) is the line given.
+        name, line = case.get(f"{side}_fn", ""), case.get(f"{side}_fn_line", 0)
+        lines = function_range(text, name, line) if name else (line, line)
+        findings, error, seconds = check(binary, crate_dir, case)
         result[f"{side}_seconds"] = round(seconds, 1)
         if error:
             result[f"{side}_result"] = f"not checked ({error})"
@@ -137,7 +141,16 @@ def run_case(binary: Path, case: dict) -> dict:
         if lines is None:
             result[f"{side}_result"] = f"not checked (no `{case[f'{side}_fn']}` in {file})"
             continue
-        hits = [f for f in findings if inside(f, case["lint"], file, lines)]
+        # Where else the bug shows (the functions writing a badly laid out struct):
+        # the same functions, found by name, in either release.
+        places = [(file, lines)]
+        for also in case.get("buggy_also", []):
+            path = crate_dir / also["file"]
+            if path.is_file():
+                found = function_range(path.read_text(errors="replace"), also["fn"], also["line"])
+                if found:
+                    places.append((also["file"], found))
+        hits = [f for f in findings if any(inside(f, case["lint"], pf, pl) for pf, pl in places)]
         if side == "buggy":
             result["buggy_result"] = "flagged" if hits else "missed"
         else:

@@ -63,6 +63,10 @@ pub fn check(inputs: &Inputs, flags: &[LevelFlag]) -> Result<Checked, ToolError>
 /// See [`check`].
 pub const DUMP_IR_ENV: &str = "TENSOR_LINT_DUMP_IR";
 
+/// Set, each model row whose crate a checked crate loads but that resolves to nothing
+/// is printed on stderr (`unresolved model row: PATH`).
+pub const CHECK_MODELS_ENV: &str = "TENSOR_LINT_CHECK_MODELS";
+
 /// The IR of a loose file's functions (of those named `function`, when given), as the
 /// compiler front end lowers them.
 pub fn dump_ir(file: &Path, function: Option<&str>) -> Result<String, ToolError> {
@@ -348,6 +352,11 @@ impl Run {
                 Some(mut found) => {
                     if let Some(dump) = found.ir_dump.take() {
                         self.dumps.push(dump);
+                    }
+                    if std::env::var_os(CHECK_MODELS_ENV).is_some() {
+                        for row in &found.unresolved_models {
+                            eprintln!("unresolved model row: {row}");
+                        }
                     }
                     self.adopt(found, &origin, &config, &display_base)
                 }

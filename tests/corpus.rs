@@ -151,9 +151,33 @@ fn findings(file: &Path) -> Vec<(String, Vec<usize>)> {
     out
 }
 
+/// What `lintcheck/real_releases.py` found in the case's real releases with the
+/// compiler front end (`corpus/real-releases.json`), as the table shows it, and whether
+/// it counts: the buggy release flagged at the bug and the fixed release clean there.
+fn real_release(results: &serde_json::Value, case: &str) -> (String, Option<bool>) {
+    let Some(r) = results.get(case) else {
+        return ("not run".into(), None);
+    };
+    let buggy = r["buggy_result"].as_str().unwrap_or("not run");
+    if buggy == "no release" {
+        return ("no release".into(), None);
+    }
+    let fixed = r["fixed_result"].as_str().unwrap_or("not run");
+    let counted = buggy == "flagged" && fixed == "clean";
+    let checked = !buggy.starts_with("not") && !fixed.starts_with("not");
+    let shown = format!("{buggy}; fixed release {fixed}");
+    (shown, checked.then_some(counted))
+}
+
 #[test]
 fn fixed_versions_are_clean_and_the_table_says_what_is_detected() {
     let cases = cases();
+    let results: serde_json::Value =
+        std::fs::read_to_string(corpus_dir().join("real-releases.json"))
+            .ok()
+            .and_then(|t| serde_json::from_str(&t).ok())
+            .unwrap_or(serde_json::Value::Null);
+    let mut real = (0usize, 0usize, 0usize);
     let mut rows = String::new();
     let mut unclean = Vec::new();
     let mut totals: std::collections::BTreeMap<String, (usize, usize)> = Default::default();
@@ -186,15 +210,23 @@ fn fixed_versions_are_clean_and_the_table_says_what_is_detected() {
         }
         let h = &case.header;
         let short = &h.commit[..h.commit.len().min(12)];
+        let (real_shown, counted) =
+            real_release(&results, &format!("{}/{}", case.group, case.name));
+        real.2 += 1;
+        if let Some(counted) = counted {
+            real.1 += 1;
+            real.0 += usize::from(counted);
+        }
         writeln!(
             rows,
-            "| {}/{} | {} | `{short}` | {} | {} | {} | {} |",
+            "| {}/{} | {} | `{short}` | {} | {} | {} | {} | {} |",
             case.group,
             case.name,
             h.repository.trim_start_matches("https://github.com/"),
             lints.into_iter().collect::<Vec<_>>().join(", "),
             h.buggy_release,
             h.fixed_release,
+            real_shown,
             detected
         )
         .unwrap();
@@ -202,15 +234,21 @@ fn fixed_versions_are_clean_and_the_table_says_what_is_detected() {
     let mut table = String::new();
     table.push_str(BEGIN);
     table.push_str(
-        "\n| case | repository | fix | lint | release with the bug | first fixed | detected |\n",
+        "\n| case | repository | fix | lint | release with the bug | first fixed | real release (compiler front end) | reduction detected |\n",
     );
-    table.push_str("|---|---|---|---|---|---|---|\n");
+    table.push_str("|---|---|---|---|---|---|---|---|\n");
     table.push_str(&rows);
     table.push('\n');
     let (all_hit, all) = totals
         .values()
         .fold((0, 0), |(a, b), (h, n)| (a + h, b + n));
-    writeln!(table, "Detected: {all_hit} of {all}").unwrap();
+    writeln!(
+        table,
+        "Real releases flagged at the bug, with the fixed release clean (compiler front end): {} of {} checked ({} cases)",
+        real.0, real.1, real.2
+    )
+    .unwrap();
+    writeln!(table, "Reductions detected: {all_hit} of {all}").unwrap();
     for (group, (h, n)) in &totals {
         writeln!(table, "- {group}: {h} of {n}").unwrap();
     }

@@ -103,6 +103,7 @@ fn run(tcx: TyCtxt<'_>, options: &Options, files: &Files) -> CrateFindings {
         allows,
         problems,
         ir_dump,
+        unresolved_models: models.unresolved.clone(),
         ..CrateFindings::default()
     }
 }

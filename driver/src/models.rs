@@ -19,6 +19,9 @@ use tensor_lint_analyzer::models::Sem;
 /// Rows by the items they resolved to.
 pub(crate) struct Models {
     by_item: FxHashMap<DefId, Model>,
+    /// Rows of crates this compilation loaded that resolved to nothing: a library
+    /// moved the item, and the row must follow it.
+    pub unresolved: Vec<String>,
 }
 
 /// What a row says of the items it names, and how messages name them.
@@ -33,16 +36,24 @@ pub(crate) struct Model {
 impl Models {
     pub(crate) fn new(tcx: TyCtxt<'_>) -> Models {
         let mut by_item = FxHashMap::default();
-        for (path, sem) in paths::rows() {
-            let name = paths::display_name(&path);
-            for item in resolve(tcx, &path) {
+        let mut unresolved = Vec::new();
+        for &(path, sem) in paths::PATHS {
+            let name = paths::display_name(path);
+            let items = resolve(tcx, path);
+            if items.is_empty() && crate_loaded(tcx, path) {
+                unresolved.push(path.to_string());
+            }
+            for item in items {
                 by_item.entry(item).or_insert_with(|| Model {
                     sem,
                     name: name.clone(),
                 });
             }
         }
-        Models { by_item }
+        Models {
+            by_item,
+            unresolved,
+        }
     }
 
     /// The model of a call to `item` (a function, or the method of an impl), also
@@ -83,15 +94,32 @@ pub(crate) fn resolve(tcx: TyCtxt<'_>, path: &str) -> Vec<DefId> {
         .map(|krate| krate.as_def_id())
         .collect();
     for segment in rest {
-        let name = Symbol::intern(segment);
+        // `{A,B}`: any of the alternatives.
+        let names: Vec<Symbol> = segment
+            .trim_start_matches('{')
+            .trim_end_matches('}')
+            .split(',')
+            .map(|n| Symbol::intern(n.trim()))
+            .collect();
         items = items
             .into_iter()
-            .flat_map(|item| children_named(tcx, item, name))
+            .flat_map(|item| {
+                names
+                    .iter()
+                    .flat_map(move |&name| children_named(tcx, item, name))
+                    .collect::<Vec<_>>()
+            })
             .collect();
         let mut seen = rustc_data_structures::fx::FxHashSet::default();
         items.retain(|item| seen.insert(*item));
     }
     items
+}
+
+/// Whether the crate a row names is loaded (the built-in types always are).
+fn crate_loaded(tcx: TyCtxt<'_>, path: &str) -> bool {
+    let first = path.split("::").next().unwrap_or("");
+    first.starts_with('[') || first.starts_with('*') || !crates_named(tcx, first).is_empty()
 }
 
 fn crates_named(tcx: TyCtxt<'_>, name: &str) -> Vec<CrateNum> {

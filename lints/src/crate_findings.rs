@@ -50,6 +50,10 @@ pub struct CrateFindings {
     /// The IR of the crate's functions (or of those of one name), when asked for with
     /// `dump_ir` in the options.
     pub ir_dump: Option<String>,
+    /// Rows of the model table whose crate the compilation loaded but that name no item
+    /// of it (`tests/model_paths.rs` keeps this empty for the libraries the fixtures use).
+    #[serde(default)]
+    pub unresolved_models: Vec<String>,
 }
 
 /// A lint finding by the lint's name.

@@ -1,0 +1,138 @@
+//! The lowering of the compiler front end, one behaviour per test: a small file is
+//! compiled with the driver and the IR it prints (`--dump-ir FILE.rs:FUNCTION`) is read
+//! for the ops the behaviour is about.
+
+mod common;
+
+use common::{bin, scratch};
+
+/// The IR of `function` in a file holding `source` (a crate of its own, std only).
+fn ir(source: &str, function: &str) -> String {
+    let dir = scratch("lowering", &[("k.rs", source)]);
+    let output = bin()
+        .current_dir(&dir)
+        .args(["--front-end", "compiler", "--dump-ir"])
+        .arg(format!("k.rs:{function}"))
+        .output()
+        .expect("the linter runs");
+    let out = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(
+        out.contains(&format!("fn {function}")) || out.contains(&format!("::{function}")),
+        "no IR for `{function}`:\n{out}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    out
+}
+
+/// How many ops (lines of a body, not of the facts after it) contain `needle`.
+fn count(text: &str, needle: &str) -> usize {
+    ops(text).filter(|l| l.contains(needle)).count()
+}
+
+/// The op lines of a dump: those of blocks, before each function's facts.
+fn ops(text: &str) -> impl Iterator<Item = &str> {
+    let mut in_facts = false;
+    text.lines().filter(move |l| {
+        if l.starts_with("fn ") {
+            in_facts = false;
+        }
+        if l.trim() == "facts:" {
+            in_facts = true;
+        }
+        !in_facts && l.starts_with("      ")
+    })
+}
+
+/// Whether a dump releases something.
+fn releases(text: &str) -> bool {
+    ops(text).any(|l| l.trim_start().starts_with("release "))
+}
+
+#[test]
+fn an_owner_is_released_where_the_compiler_drops_it_and_not_after_a_move() {
+    let source = "pub fn kept(n: usize) -> f32 { let v = vec![1.0f32; n]; v[0] }\n\
+                  pub fn moved(n: usize) -> Vec<f32> { let v = vec![1.0f32; n]; v }\n\
+                  pub fn consume(v: Vec<f32>) -> usize { v.len() }\n\
+                  pub fn handed(n: usize) -> usize { let v = vec![1.0f32; n]; consume(v) }\n";
+    assert_eq!(count(&ir(source, "kept"), "by scope end"), 1);
+    let moved = ir(source, "moved");
+    assert_eq!(count(&moved, "by scope end"), 0, "{moved}");
+    assert!(moved.contains("returned"), "{moved}");
+    let handed = ir(source, "handed");
+    assert_eq!(count(&handed, "by scope end"), 0, "{handed}");
+    assert!(handed.contains("passed to `consume`"), "{handed}");
+}
+
+#[test]
+fn a_call_through_a_trait_runs_the_impl_the_compiler_resolves() {
+    let source = "use std::alloc::{dealloc, Layout};\n\
+                  pub trait Pool { unsafe fn retire(&mut self, p: *mut u8); }\n\
+                  pub struct Freeing; pub struct Counting(usize);\n\
+                  impl Pool for Freeing { unsafe fn retire(&mut self, p: *mut u8) { dealloc(p, Layout::new::<u64>()) } }\n\
+                  impl Pool for Counting { unsafe fn retire(&mut self, _p: *mut u8) { self.0 += 1; } }\n\
+                  pub unsafe fn through_freeing(f: &mut Freeing, p: *mut u8) { f.retire(p) }\n\
+                  pub unsafe fn through_counting(c: &mut Counting, p: *mut u8) { c.retire(p) }\n";
+    assert!(releases(&ir(source, "through_freeing")));
+    assert!(!releases(&ir(source, "through_counting")));
+}
+
+#[test]
+fn a_trait_method_on_a_type_parameter_runs_one_of_the_crate_impls() {
+    let source = "use std::alloc::{dealloc, Layout};\n\
+                  pub trait Sink { unsafe fn take(&mut self, p: *mut u8); }\n\
+                  pub struct A; pub struct B;\n\
+                  impl Sink for A { unsafe fn take(&mut self, p: *mut u8) { dealloc(p, Layout::new::<u64>()) } }\n\
+                  impl Sink for B { unsafe fn take(&mut self, p: *mut u8) { dealloc(p, Layout::new::<u64>()) } }\n\
+                  pub unsafe fn generic<S: Sink>(s: &mut S, p: *mut u8) { s.take(p) }\n";
+    let out = ir(source, "generic");
+    assert!(releases(&out), "both impls free: the call frees\n{out}");
+}
+
+#[test]
+fn a_local_assigned_in_a_loop_has_a_value_per_assignment_joined_at_the_header() {
+    let source = "pub struct Node { next: *mut Node }\n\
+                  pub unsafe fn walk(mut at: *mut Node, end: *mut Node) -> usize {\n\
+                  let mut n = 0; while at != end { at = (*at).next; n += 1; } n }\n";
+    let out = ir(source, "walk");
+    // The cursor read from memory is a load (another block each time), and the loop
+    // header's value of `at` is assigned from the entry's and from the loop's.
+    assert!(out.contains("load"), "{out}");
+    let copies = out
+        .lines()
+        .filter(|l| l.trim_start().starts_with("at%") && l.contains("= at%"))
+        .count();
+    assert!(copies >= 2, "{out}");
+}
+
+#[test]
+fn a_return_and_a_question_mark_are_exits_of_their_own() {
+    let source = "use std::alloc::{alloc, dealloc, Layout};\n\
+                  fn check(x: u8) -> Result<(), ()> { if x == 0 { Err(()) } else { Ok(()) } }\n\
+                  pub unsafe fn k(l: Layout, bad: bool) -> Result<(), ()> {\n\
+                  let p = alloc(l); if bad { return Err(()); } check(*p)?; dealloc(p, l); Ok(()) }\n";
+    let out = ir(source, "k");
+    assert_eq!(count(&out, "early return"), 1, "{out}");
+    assert_eq!(count(&out, "`?` return"), 1, "{out}");
+    assert_eq!(count(&out, "return"), 3, "{out}");
+}
+
+#[test]
+fn a_pointer_stored_over_by_a_callee_through_an_out_parameter_is_loaded_again() {
+    let source = "extern \"C\" { fn fill(out: *mut *mut f32) -> i32; }\n\
+                  pub unsafe fn k(n: usize) -> f32 {\n\
+                  let mut p: *mut f32 = vec![0.0f32; n].as_mut_ptr(); fill(&mut p); *p }\n";
+    let out = ir(source, "k");
+    assert!(out.contains("= load"), "{out}");
+}
+
+#[test]
+fn a_struct_built_with_owned_memory_releases_it_through_its_drop() {
+    let source = "use std::alloc::{alloc, dealloc, Layout};\n\
+                  pub struct Buf { p: *mut u8 }\n\
+                  impl Buf { pub fn new() -> Buf { Buf { p: unsafe { alloc(Layout::new::<u64>()) } } } }\n\
+                  impl Drop for Buf { fn drop(&mut self) { unsafe { dealloc(self.p, Layout::new::<u64>()) } } }\n\
+                  pub fn scoped() { let _b = Buf::new(); }\n";
+    let out = ir(source, "scoped");
+    assert!(out.contains("alloc"), "{out}");
+    assert!(out.contains("by scope end"), "{out}");
+}
