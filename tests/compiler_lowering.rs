@@ -136,3 +136,30 @@ fn a_struct_built_with_owned_memory_releases_it_through_its_drop() {
     assert!(out.contains("alloc"), "{out}");
     assert!(out.contains("by scope end"), "{out}");
 }
+
+#[test]
+fn a_c_api_pairs_its_makers_and_destroyers_through_the_declared_types() {
+    // The handle type is an alias of a pointer: the out-parameter is a pointer to a
+    // pointer only once the alias is expanded, as the compiler has it.
+    let source = "use std::mem::MaybeUninit;\n\
+                  #[repr(C)] pub struct PlanOpaque { _p: [u8; 0] }\n\
+                  pub type Plan = *mut PlanOpaque;\n\
+                  extern \"C\" {\n\
+                      fn planCreate(out: *mut Plan, n: i32) -> i32;\n\
+                      fn planDestroy(p: Plan) -> i32;\n\
+                      fn planRun(p: Plan) -> i32;\n\
+                  }\n\
+                  pub fn make(n: i32) -> Plan { let mut p = MaybeUninit::uninit(); unsafe { planCreate(p.as_mut_ptr(), n); p.assume_init() } }\n\
+                  pub fn run_once(p: Plan) -> i32 { unsafe { let r = planRun(p); planDestroy(p); r } }\n\
+                  pub fn run_only(p: Plan) -> i32 { unsafe { planRun(p) } }\n";
+    let make = ir(source, "make");
+    assert_eq!(count(&make, "= alloc r"), 1, "{make}");
+    assert!(make.contains("released by planDestroy"), "{make}");
+    assert!(make.contains("returns new memory"), "{make}");
+    let run_once = ir(source, "run_once");
+    assert!(
+        ops(&run_once).any(|l| l.contains("release ") && l.contains("by `planDestroy`")),
+        "{run_once}"
+    );
+    assert!(!releases(&ir(source, "run_only")));
+}

@@ -70,6 +70,7 @@ fn run(tcx: TyCtxt<'_>, options: &Options, files: &Files) -> CrateFindings {
         fns: &fns,
         fn_ids: &fn_ids,
         annotations: &annotations,
+        foreign: Default::default(),
     };
     let annotated: Vec<Option<FnSummary>> = annotations
         .iter()

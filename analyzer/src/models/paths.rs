@@ -127,6 +127,11 @@ pub const PATHS: &[(&str, Sem)] = &[
         "std::ptr::NonNull::new_unchecked",
         Sem::View(ViewKind::Whole),
     ),
+    // what a `MaybeUninit` holds: a pointer to it is one to the value it will hold
+    ("std::mem::MaybeUninit::as_mut_ptr", Sem::Transparent),
+    ("std::mem::MaybeUninit::as_ptr", Sem::Transparent),
+    ("std::mem::MaybeUninit::assume_init", Sem::Transparent),
+    ("std::mem::MaybeUninit::assume_init_read", Sem::Transparent),
     // ownership given up or handed over
     ("std::mem::forget", Sem::Leak(LeakKind::Forget, 0)),
     ("std::mem::drop", Sem::Release(ReleaseHow::Drop, 0)),

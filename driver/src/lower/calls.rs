@@ -39,6 +39,8 @@ enum Target<'tcx> {
     Model(Sem, String, ty::GenericArgsRef<'tcx>),
     /// A closure this function made, called directly.
     Closure(ValueId),
+    /// A function an `extern` block declares.
+    Foreign(rustc_hir::def_id::DefId),
     Unknown(String),
 }
 
@@ -132,6 +134,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                     );
                 }
             }
+            Target::Foreign(def) => self.foreign_call(b, def, &lowered, dst, dest_ty, span),
             Target::Unknown(name) => self.unknown_call(b, &name, &lowered, dst, span),
         }
         if let Some(v) = assigned {
@@ -198,6 +201,9 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             .or_else(|| self.cx.models.of(tcx, def_id))
         {
             return Target::Model(model.sem, model.name.clone(), generic_args);
+        }
+        if tcx.is_foreign_item(item) {
+            return Target::Foreign(item);
         }
         if resolved.is_none() {
             if let Some(trait_id) = tcx.trait_of_assoc(def_id) {
@@ -278,7 +284,34 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             self.next_item(b, first, dst, destination.as_local(), span);
             return true;
         }
+        // `x?` asks `Try::branch(x)` whether to go on: the value it goes on with is what
+        // `x` holds in `Ok` or `Some`, and nothing is handed anywhere.
+        if tcx.is_lang_item(def_id, rustc_attr_ir::LangItem::TryTraitBranch) {
+            let payload = self
+                .payload(args[0].ty)
+                .and_then(|(variant, _)| self.field_of(first, variant, 0));
+            if let Some(payload) = payload {
+                self.set_field(dst, 0, 0, payload);
+            }
+            return true;
+        }
         false
+    }
+
+    /// Of an `Option<T>` or `Result<T, E>`, the variant holding a `T` and `T` itself.
+    pub(crate) fn payload(&self, ty: Ty<'tcx>) -> Option<(u32, Ty<'tcx>)> {
+        let ty::Adt(adt, args) = ty.kind() else {
+            return None;
+        };
+        let tcx = self.tcx;
+        let variant = if tcx.is_diagnostic_item(rustc_span::sym::Option, adt.did()) {
+            1
+        } else if tcx.is_diagnostic_item(rustc_span::sym::Result, adt.did()) {
+            0
+        } else {
+            return None;
+        };
+        Some((variant, args.types().next()?))
     }
 
     /// A crate-defined `Drop::drop` run on `v`, released as the drop that runs it.
@@ -482,7 +515,19 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 } else {
                     released_by
                 };
-                self.new_allocation(b, dst, dest_ty, released_by, None, span);
+                // New memory returned in an `Ok` or `Some` is that variant's payload.
+                let (holder, ty) = match self.payload(dest_ty) {
+                    Some((variant, payload_ty)) => {
+                        let class = types::class_of(self.tcx, payload_ty);
+                        let payload = self.new_value(None, ValueKind::Unknown, class, span);
+                        self.value_types.insert(payload, payload_ty);
+                        self.set_field(dst, variant, 0, payload);
+                        self.variant_payloads.insert(payload);
+                        (payload, payload_ty)
+                    }
+                    None => (dst, dest_ty),
+                };
+                self.new_allocation(b, holder, ty, released_by, None, span);
             }
             ReturnSummary::ViewOf(i) => {
                 // Of a struct argument, the memory it reaches.
@@ -578,7 +623,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
     }
 
     /// A call nothing is known of: it may keep an owner or raw pointer it is given.
-    fn unknown_call(
+    pub(crate) fn unknown_call(
         &mut self,
         b: &BodyCx<'tcx>,
         name: &str,
@@ -617,6 +662,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 let root =
                     self.new_root(&name, RootOrigin::Unknown, elem, ReleasedBy::NotOwned, span);
                 self.emit(b, Op::Load { dst: slot, root }, span);
+                self.nulls.remove(&slot);
             }
         }
         // Closures handed to code this lowering does not follow run there.
@@ -663,12 +709,17 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         span: Span,
     ) {
         let elem = types::element_of(self.tcx, ty).unwrap_or(ty);
-        let name = self
-            .value(dst)
-            .name
-            .clone()
-            .unwrap_or_else(|| "buffer".into());
-        let root = self.new_root(&name, RootOrigin::Alloc, elem, released_by, span);
+        let name = self.value(dst).name.clone();
+        let root = self.new_root(
+            name.as_deref().unwrap_or("buffer"),
+            RootOrigin::Alloc,
+            elem,
+            released_by,
+            span,
+        );
+        if name.is_none() {
+            self.unnamed_roots.insert(root);
+        }
         let elem_bytes = self.roots[root.0 as usize].elem_bytes;
         self.roots[root.0 as usize].shape = shape.clone();
         let size = shape
@@ -822,6 +873,9 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             Sem::Leak(kind, i) => {
                 let Some(v) = arg(i) else { return };
                 if !self.value(v).kind.is_memory() {
+                    if kind == LeakKind::Forget {
+                        self.forget_fields(b, v, args[i].ty, name, span);
+                    }
                     return;
                 }
                 self.emit(

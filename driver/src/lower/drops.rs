@@ -6,7 +6,9 @@
 use rustc_middle::mir;
 use rustc_middle::ty::{self, Ty};
 
-use tensor_lint_analyzer::ir::{Op, ReleaseKind, ValueId};
+use tensor_lint_analyzer::ir::{
+    EscapeKind, LeakKind, Op, ReleaseKind, ReleasedBy, RootOrigin, TyClass, ValueId, ValueKind,
+};
 use tensor_lint_analyzer::source::Span;
 
 use super::places::Loc;
@@ -127,4 +129,101 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             .and_then(Option::as_ref)
             .is_some_and(|s| s.frees.contains(&0))
     }
+}
+
+impl<'tcx> FnLowerer<'_, 'tcx> {
+    /// `mem::forget(x)` of a struct of the crate: each field that owns something of its
+    /// own (an owner of memory, an `Arc`, a value whose type has a `Drop`) is given up
+    /// with it, unless the function reached that field (it may have been taken out with
+    /// `ptr::read`). A field that borrows (its type has a lifetime) owns nothing.
+    pub(crate) fn forget_fields(
+        &mut self,
+        b: &BodyCx<'tcx>,
+        v: ValueId,
+        ty: Ty<'tcx>,
+        api: &str,
+        span: Span,
+    ) {
+        let tcx = self.tcx;
+        let ty::Adt(adt, args) = ty.kind() else {
+            return;
+        };
+        if !adt.is_struct() || !adt.did().is_local() {
+            return;
+        }
+        let owner = self.canonical(v);
+        let owner_name = self.display_name(owner);
+        for (k, field) in adt.non_enum_variant().fields.iter().enumerate() {
+            let field_ty = field.ty(tcx, args).skip_normalization();
+            if self.mentioned_fields.contains(&(owner, k as u32))
+                || borrows(field_ty)
+                || !self.drop_owns(field_ty)
+            {
+                continue;
+            }
+            let name = format!("{owner_name}.{}", field.name);
+            let value = self.new_value(
+                Some(name.clone()),
+                ValueKind::Unknown,
+                TyClass::LocalStruct,
+                span,
+            );
+            let root = self.new_root(&name, RootOrigin::Alloc, field_ty, ReleasedBy::Drop, span);
+            self.emit(
+                b,
+                Op::Alloc {
+                    dst: value,
+                    root,
+                    size: None,
+                },
+                span,
+            );
+            self.value_mut(value).kind = ValueKind::Root(root);
+            self.emit(
+                b,
+                Op::Escape {
+                    value,
+                    how: EscapeKind::Leaked {
+                        api: api.to_string(),
+                        kind: LeakKind::Forget,
+                    },
+                },
+                span,
+            );
+        }
+    }
+
+    /// Whether dropping a value of type `ty` gives something back: an owner of memory,
+    /// a shared owner, a type with a `Drop` of its own, or an `Option` or `Pin` of one.
+    fn drop_owns(&self, ty: Ty<'tcx>) -> bool {
+        let tcx = self.tcx;
+        if types::owns_memory(tcx, ty)
+            || types::adt_is(tcx, ty, "alloc", "Arc")
+            || types::adt_is(tcx, ty, "alloc", "Rc")
+        {
+            return true;
+        }
+        let ty::Adt(adt, args) = ty.kind() else {
+            return false;
+        };
+        if tcx
+            .adt_destructor(adt.did())
+            .is_some_and(|d| d.did.is_local())
+        {
+            return true;
+        }
+        let wraps = tcx.is_diagnostic_item(rustc_span::sym::Option, adt.did())
+            || types::adt_is(tcx, ty, "core", "Pin");
+        wraps
+            && args
+                .types()
+                .next()
+                .is_some_and(|inner| self.drop_owns(inner))
+    }
+}
+
+/// Whether a value of type `ty` holds a borrow (a reference, or a type with a lifetime).
+fn borrows(ty: Ty<'_>) -> bool {
+    ty.walk()
+        .any(|arg| arg.as_region().is_some_and(|r| !r.is_static()))
 }

@@ -17,6 +17,7 @@
 mod calls;
 mod closures;
 mod drops;
+mod foreign;
 mod places;
 mod rvalues;
 pub(crate) mod types;
@@ -50,6 +51,8 @@ pub(crate) struct CrateCx<'a, 'tcx> {
     pub fns: &'a [LocalDefId],
     pub fn_ids: &'a FxHashMap<LocalDefId, FnId>,
     pub annotations: &'a [Annotations],
+    /// What the foreign functions calls reach do with handles.
+    pub foreign: foreign::ForeignRoles<'tcx>,
 }
 
 /// The lowering of one function with its closures.
@@ -115,6 +118,17 @@ pub(crate) struct FnLowerer<'a, 'tcx> {
     compared: Vec<(Expr, Expr)>,
     /// Symbols handed out, by base name, to keep them unique.
     symbols: FxHashMap<String, u32>,
+    /// Roots made for a value with no name yet (the result of `make()?`), named after
+    /// the first variable that holds them once the function is lowered.
+    unnamed_roots: FxHashSet<RootId>,
+    /// Memory a call returned in one variant of an enum (`Ok(p)` of a
+    /// `Result`): it exists only where that variant is the one returned.
+    variant_payloads: FxHashSet<ValueId>,
+    /// `d = discriminant(e)`: the enum value `e` each discriminant was read from.
+    discriminants: FxHashMap<ValueId, ValueId>,
+    /// The fields of values this function names in a place (`self.addr`, `&me.fence`),
+    /// by value and field index.
+    mentioned_fields: FxHashSet<(ValueId, u32)>,
     stmts: usize,
     truncated: bool,
 }
@@ -205,6 +219,10 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
             loop_starts: Vec::new(),
             compared: Vec::new(),
             symbols: FxHashMap::default(),
+            unnamed_roots: FxHashSet::default(),
+            variant_payloads: FxHashSet::default(),
+            discriminants: FxHashMap::default(),
+            mentioned_fields: FxHashSet::default(),
             stmts: 0,
             truncated: false,
         };
@@ -223,6 +241,7 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
 
     fn finish(mut self) -> FnIr {
         self.complete_kinds();
+        self.name_roots();
         let tcx = self.tcx;
         let def = self.def.to_def_id();
         let name = tcx.item_name(def).to_string();
@@ -291,6 +310,32 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
             }
             if !changed {
                 break;
+            }
+        }
+    }
+
+    /// Gives each root made for an unnamed value the name of the first variable that
+    /// comes to hold it (`session` of `let session = create()?`).
+    fn name_roots(&mut self) {
+        let mut unnamed: Vec<RootId> = self.unnamed_roots.iter().copied().collect();
+        unnamed.sort();
+        for root in unnamed {
+            let name = self
+                .bodies
+                .iter()
+                .flat_map(|body| &body.blocks)
+                .flat_map(|block| &block.stmts)
+                .find_map(|stmt| {
+                    let (Op::Assign { dst, .. } | Op::View { dst, .. }) = &stmt.op else {
+                        return None;
+                    };
+                    let value = &self.values[dst.0 as usize];
+                    let name = value.name.as_deref()?;
+                    let plain = name.chars().all(|c| c.is_alphanumeric() || c == '_');
+                    (plain && value.kind.root() == Some(root)).then(|| name.to_string())
+                });
+            if let Some(name) = name {
+                self.roots[root.0 as usize].name = name;
             }
         }
     }
@@ -390,8 +435,10 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
             b.exits.insert(bb, b.current.clone());
         }
         self.finish_joins(&mut b);
-        self.finish_returns(&mut b);
+        // Jumps to the return first, so that each return gives back the value its own
+        // path built (`Ok(p)` in one arm, `Err(e)` in another), not their join.
         self.shortcut_returns(id);
+        self.finish_returns(&mut b);
     }
 
     /// A jump to a block that only returns is the return itself, at the jump: every
@@ -561,6 +608,10 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
         let mir = b.mir;
         let mut names: FxHashMap<Local, String> = FxHashMap::default();
         for info in &mir.var_debug_info {
+            // Bindings the compiler makes for `?` and `for` are not the user's.
+            if info.source_info.span.desugaring_kind().is_some() {
+                continue;
+            }
             if let mir::VarDebugInfoContents::Place(place) = &info.value {
                 if place.projection.is_empty() && info.composite.is_none() {
                     names
@@ -739,6 +790,37 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
                             Op::AssumeNull { value: pointer },
                             span,
                         );
+                    }
+                }
+                // `match make() { Ok(p) => .., Err(e) => .. }` and `make()?`: memory the
+                // call returned in a variant exists only on that variant's side.
+                if let Some(e) = cond.and_then(|c| self.discriminants.get(&c).copied()) {
+                    let payloads: Vec<(u32, ValueId)> = self
+                        .fields_of(e)
+                        .into_iter()
+                        .filter(|(_, _, v)| self.variant_payloads.contains(v))
+                        .map(|(variant, _, v)| (variant, v))
+                        .collect();
+                    let sides: Vec<(Option<u128>, BasicBlock)> = targets
+                        .iter()
+                        .map(|(value, target)| (Some(value), target))
+                        .chain(std::iter::once((None, targets.otherwise())))
+                        .collect();
+                    for (variant, payload) in payloads {
+                        let holds = |value: Option<u128>| match value {
+                            Some(value) => value == u128::from(variant),
+                            None => !targets.iter().any(|(v, _)| v == u128::from(variant)),
+                        };
+                        for (value, target) in &sides {
+                            if !holds(*value) {
+                                self.prologue(
+                                    b.id,
+                                    block(*target),
+                                    Op::AssumeNull { value: payload },
+                                    span,
+                                );
+                            }
+                        }
                     }
                 }
                 // A test of a `bool` (`0` or anything else) goes to its true side first,

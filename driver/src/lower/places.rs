@@ -70,6 +70,8 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 (Loc::Value(v), PlaceElem::Deref) => self.deref(v, base_ty, span),
                 (Loc::Value(v), PlaceElem::Field(f, field_ty)) => {
                     let field = f.as_u32();
+                    let owner = self.canonical(v);
+                    self.mentioned_fields.insert((owner, field));
                     let var = std::mem::take(&mut variant);
                     if is_pointer_wrapper(self.tcx, base_ty) {
                         Loc::Value(v)

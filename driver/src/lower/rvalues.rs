@@ -191,6 +191,11 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 }
             }
             Rvalue::Aggregate(kind, ops) => self.aggregate(b, dst, kind, &ops.raw, span),
+            Rvalue::Discriminant(place) => {
+                if let super::places::Loc::Value(e) = self.place(b, place, span) {
+                    self.discriminants.insert(dst, e);
+                }
+            }
             Rvalue::Repeat(op, count) => {
                 let _ = self.operand(b, op, span);
                 let len = count
