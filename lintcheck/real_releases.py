@@ -171,8 +171,11 @@ def run_case(binary: Path, case: dict) -> dict:
             result["buggy_result"] = "flagged" if hits else "missed"
         else:
             result["fixed_result"] = "flagged" if hits else "clean"
-        result[f"{side}_findings"] = [f"{f['level']}: {f['message']} ({f['spans'][0][0]}:{f['spans'][0][1]})"
-                                      for f in hits]
+        def shown(f: dict) -> str:
+            return f"{f['level']}: {f['message']} ({f['spans'][0][0]}:{f['spans'][0][1]})"
+        result[f"{side}_findings"] = [shown(f) for f in hits]
+        # Everything else the run reported, to be reviewed for precision.
+        result[f"{side}_elsewhere"] = [shown(f) for f in findings if f not in hits and f["spans"]]
     return result
 
 

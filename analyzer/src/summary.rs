@@ -285,6 +285,16 @@ impl FnSummary {
                 }
             }
         }
+        // An owner moved into the function and dropped here (the compiler front end
+        // says where), with a view made from its raw pointer returned: the function
+        // frees what the view it returns reaches.
+        if s.returns == ReturnSummary::Nothing {
+            let derived = derived.get_or_insert_with(|| derivations(ir));
+            if let Some(i) = view_of_dropped_owner(ir, &points_to, derived) {
+                s.returns = ReturnSummary::ViewOf(i);
+                s.frees.insert(i);
+            }
+        }
         if let ReturnSummary::ViewOf(i) = s.returns {
             let derived = derived.unwrap_or_else(|| derivations(ir));
             if dies_under_returned_view(ir, &points_to, &derived, i, &s) {
@@ -382,6 +392,33 @@ fn dies_under_returned_view(
         && returned
             .iter()
             .all(|&v| points_to.roots(v) == [*root] && through_raw_pointer(ir, derived, v))
+}
+
+/// The parameter whose owner, moved into the function and dropped in it, every
+/// return gives back a view of, made through a raw pointer.
+fn view_of_dropped_owner(ir: &FnIr, points_to: &PointsTo, derived: &Derivations) -> Option<usize> {
+    let body = ir.bodies.first()?;
+    let returned: Vec<ValueId> = body
+        .blocks
+        .iter()
+        .filter_map(|b| b.term.returned())
+        .collect();
+    let first = *returned.first()?;
+    let [root] = points_to.roots(first) else {
+        return None;
+    };
+    let r = ir.roots.get(root.0 as usize)?;
+    let (RootOrigin::Param(i), ReleasedBy::Drop) = (&r.origin, &r.released_by) else {
+        return None;
+    };
+    let all_views = returned
+        .iter()
+        .all(|&v| points_to.roots(v) == [*root] && through_raw_pointer(ir, derived, v));
+    let dropped = ir.stmts().any(|(_, _, st)| {
+        matches!(&st.op, Op::Release { value, how: ReleaseKind::ScopeEnd | ReleaseKind::Drop }
+            if points_to.roots(*value).contains(root))
+    });
+    (all_views && dropped).then_some(*i)
 }
 
 /// Whether `v` was derived, by views and assignments, from a raw pointer.

@@ -1125,11 +1125,15 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
         &mut self.values[v.0 as usize]
     }
 
-    /// A fresh symbol based on `name`: the name itself the first time, then `name'`,
-    /// `name''`, ...
+    /// A fresh symbol based on `name`: the name itself the first time, then `name#1`,
+    /// `name#2`, ... (messages show the part before `#`; a trailing `'` is the oracle's
+    /// mark of a second iteration, never part of a name).
     pub(crate) fn symbol(&mut self, name: &str) -> String {
         let count = self.symbols.entry(name.to_string()).or_insert(0);
-        let symbol = format!("{name}{}", "'".repeat(*count as usize));
+        let symbol = match *count {
+            0 => name.to_string(),
+            n => format!("{name}#{n}"),
+        };
         *count += 1;
         symbol
     }

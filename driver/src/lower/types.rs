@@ -53,6 +53,9 @@ pub(crate) fn class_of<'tcx>(tcx: TyCtxt<'tcx>, ty: Ty<'tcx>) -> TyClass {
             let name = tcx.item_name(adt.did());
             match (krate.as_str(), name.as_str()) {
                 ("alloc", "Vec" | "String") => TyClass::Vec,
+                // A `Cow` of a slice or string: a vector when it is owned, a borrowed
+                // slice otherwise; it may own its buffer, as a vector does.
+                ("alloc", "Cow") if cow_of_buffer(ty) => TyClass::Vec,
                 ("alloc", "Arc" | "Rc") => TyClass::Shared,
                 ("core", "NonNull") => TyClass::RawPtr,
                 ("core", "ManuallyDrop" | "MaybeUninit") => args
@@ -102,6 +105,7 @@ pub(crate) fn element_of<'tcx>(tcx: TyCtxt<'tcx>, ty: Ty<'tcx>) -> Option<Ty<'tc
             match (krate.as_str(), name.as_str()) {
                 ("alloc", "Vec") | ("core", "NonNull") => args.types().next(),
                 ("alloc", "String") => Some(tcx.types.u8),
+                ("alloc", "Cow") if cow_of_buffer(ty) => element_of(tcx, args.types().next()?),
                 ("core", "ManuallyDrop" | "MaybeUninit") => element_of(tcx, args.types().next()?),
                 ("ndarray", "ArrayRef" | "LayoutRef" | "RawRef") => args.types().next(),
                 ("ndarray", "ArrayBase") => {
@@ -138,7 +142,7 @@ pub(crate) fn is_buffer<'tcx>(tcx: TyCtxt<'tcx>, ty: Ty<'tcx>) -> bool {
                 (krate.as_str(), name.as_str()),
                 ("alloc", "Vec" | "String")
                     | ("ndarray", "ArrayBase" | "ArrayRef" | "LayoutRef" | "RawRef")
-            )
+            ) || adt_is(tcx, ty, "alloc", "Cow") && cow_of_buffer(ty)
         }
         _ => false,
     }
@@ -161,6 +165,7 @@ pub(crate) fn owns_memory<'tcx>(tcx: TyCtxt<'tcx>, ty: Ty<'tcx>) -> bool {
         ty::Adt(..) => {
             adt_is(tcx, ty, "alloc", "Vec")
                 || adt_is(tcx, ty, "alloc", "String")
+                || adt_is(tcx, ty, "alloc", "Cow") && cow_of_buffer(ty)
                 || adt_is(tcx, ty, "tch", "Tensor")
                 || ndarray_owned(tcx, ty) == Some(true)
         }
@@ -181,4 +186,14 @@ pub(crate) fn short_name<'tcx>(tcx: TyCtxt<'tcx>, ty: Ty<'tcx>) -> String {
         ty::Adt(adt, _) => tcx.item_name(adt.did()).to_string(),
         _ => ty.to_string(),
     }
+}
+
+/// Whether `ty` (a `Cow<'_, B>`) borrows or owns a slice or a string.
+fn cow_of_buffer(ty: Ty<'_>) -> bool {
+    let ty::Adt(_, args) = ty.kind() else {
+        return false;
+    };
+    args.types()
+        .next()
+        .is_some_and(|b| matches!(b.kind(), ty::Slice(_) | ty::Str))
 }
