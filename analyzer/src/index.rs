@@ -269,6 +269,9 @@ pub struct FieldInfo {
     pub borrows_storage: bool,
     /// A function pointer (`fn(..)`, `Option<unsafe extern "C" fn(..)>`).
     pub fn_pointer: bool,
+    /// Byte offset in the struct, from the compiler's layout (the syntax front end
+    /// leaves it to [`StructItem::field_places`], which assumes declaration order).
+    pub offset: Option<u64>,
 }
 
 /// A struct of the crate.
@@ -292,13 +295,17 @@ pub struct StructItem {
 }
 
 impl StructItem {
-    /// Each field with its byte offset and size, in declaration order (the layout the
-    /// size estimate assumes), up to the first field of unknown size.
+    /// Each field with its byte offset and size, in declaration order: where the
+    /// compiler laid it out when that is known, else where the size estimate assumes
+    /// (fields one after the other), up to the first field of unknown size.
     pub fn field_places(&self) -> impl Iterator<Item = (&FieldInfo, i64, i64)> {
         let mut offset = Some(0i64);
         self.fields.iter().map_while(move |f| {
-            let at = offset?;
             let bytes = i64::try_from(f.bytes?).ok()?;
+            let at = match f.offset {
+                Some(at) => i64::try_from(at).ok()?,
+                None => offset?,
+            };
             offset = at.checked_add(bytes);
             Some((f, at, bytes))
         })
@@ -680,6 +687,7 @@ impl FileItems {
                 fn_pointer: is_fn_pointer(&f.ty),
                 bytes: None,
                 elem_bytes: None,
+                offset: None,
             })
             .collect();
         self.struct_types

@@ -82,7 +82,8 @@ fn run(tcx: TyCtxt<'_>, options: &Options, files: &Files) -> CrateFindings {
     };
     let name = tcx.crate_name(LOCAL_CRATE).to_string();
     let mut lowerer = MirLowerer { cx: &cx };
-    let ir = program::analyze_functions(&name, &annotated, &analysis, &mut lowerer, 1);
+    let mut ir = program::analyze_functions(&name, &annotated, &analysis, &mut lowerer, 1);
+    ir.structs = crate::structs::crate_structs(tcx, files);
     let lint_cx = LintContext {
         ir: &ir,
         sources: &files.sources,

@@ -39,6 +39,7 @@ mod callbacks;
 mod files;
 mod lower;
 mod models;
+mod structs;
 
 use std::process::ExitCode;
 

@@ -191,6 +191,16 @@ pub const PATHS: &[(&str, Sem)] = &[
     ("std::iter::Iterator::fold", Sem::Read),
     ("std::iter::Iterator::count", Sem::Read),
     ("std::iter::Iterator::collect", Sem::Read),
+    // compound assignment: the left side is updated in place from its old value (an
+    // element of a slice, or a whole array)
+    ("std::ops::AddAssign::add_assign", Sem::InPlace(0)),
+    ("std::ops::SubAssign::sub_assign", Sem::InPlace(0)),
+    ("std::ops::MulAssign::mul_assign", Sem::InPlace(0)),
+    ("std::ops::DivAssign::div_assign", Sem::InPlace(0)),
+    ("std::ops::RemAssign::rem_assign", Sem::InPlace(0)),
+    ("std::ops::BitAndAssign::bitand_assign", Sem::InPlace(0)),
+    ("std::ops::BitOrAssign::bitor_assign", Sem::InPlace(0)),
+    ("std::ops::BitXorAssign::bitxor_assign", Sem::InPlace(0)),
     // operators that hand out the same memory
     ("std::ops::Deref::deref", Sem::View(ViewKind::Whole)),
     ("std::ops::DerefMut::deref_mut", Sem::View(ViewKind::Whole)),

@@ -641,6 +641,11 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             },
             span,
         );
+        // The number of worker threads (`rayon::current_num_threads()`): sizes made
+        // from it are per thread.
+        if tensor_lint_analyzer::models::is_thread_count_call(name) {
+            self.value_mut(dst).int = Some(Expr::sym(tensor_lint_analyzer::models::THREAD_COUNT));
+        }
         self.pass_on(b, name, args, span);
         // A pointer variable handed over as `&mut p` (an out-parameter) may hold another
         // pointer afterwards, to memory nothing here knows of.
@@ -671,6 +676,26 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 self.lower_pending_closure(body, &[]);
             }
         }
+    }
+
+    /// Variable `slot` holds, from here on, memory that was elsewhere: a root of its own
+    /// that this function does not owe.
+    fn reload(&mut self, b: &BodyCx<'tcx>, slot: ValueId, span: Span) {
+        let name = self.display_name(slot);
+        let elem = self
+            .value_types
+            .get(&slot)
+            .and_then(|t| types::element_of(self.tcx, *t))
+            .unwrap_or(self.tcx.types.u8);
+        let root = self.new_root(&name, RootOrigin::Unknown, elem, ReleasedBy::NotOwned, span);
+        self.emit(b, Op::Load { dst: slot, root }, span);
+        self.nulls.remove(&slot);
+        let kind = match self.value(slot).ty {
+            TyClass::RawPtr => ValueKind::RawPtr(Some(root)),
+            _ => ValueKind::Root(root),
+        };
+        self.value_mut(slot).kind = kind;
+        self.value_mut(slot).view = None;
     }
 
     /// Memory with a release owed (or a raw pointer the caller handed in) given to code
@@ -929,6 +954,19 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 }
             }
             Sem::Wrap(WrapKind::Pin) | Sem::Transparent => {
+                // A value put in an `Option` (`NonNull::new(p)`): it is the payload.
+                let wraps = self.payload(dest_ty).filter(|_| {
+                    args.first()
+                        .is_some_and(|a| self.payload(a.ty).is_none() && !a.ty.is_ref())
+                });
+                if let (Some((variant, payload_ty)), Some(v)) = (wraps, arg(0)) {
+                    let class = types::class_of(self.tcx, payload_ty);
+                    let payload = self.new_value(None, ValueKind::Unknown, class, span);
+                    self.value_types.insert(payload, payload_ty);
+                    self.copy_value(b, payload, v, span);
+                    self.set_field(dst, variant, 0, payload);
+                    return;
+                }
                 if let Some(v) = arg(0) {
                     // What `Some(x)` or `Ok(x)` holds, when it was built here.
                     let payload = self.field_of(v, 1, 0).or_else(|| self.field_of(v, 0, 0));
@@ -1079,6 +1117,33 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 }
             }
             Sem::InPlace(i) => {
+                // A number updated through a reference (`a[0] += s` with `s: &f64`) is
+                // a read and a write of that element, as the operator on two numbers is.
+                let scalar = args.get(i).is_some_and(|a| {
+                    a.ty.builtin_deref(true)
+                        .is_some_and(|t| t.is_primitive() && !t.is_char())
+                });
+                if scalar {
+                    if let Some(v) = arg(i).filter(|&v| self.value(v).kind.is_memory()) {
+                        let region = self.value(v).view.clone();
+                        self.emit(
+                            b,
+                            Op::Read {
+                                value: v,
+                                region: region.clone(),
+                            },
+                            span,
+                        );
+                        self.emit(b, Op::Write { value: v, region }, span);
+                    }
+                    for a in args.iter().skip(1) {
+                        if let Some(v) = a.value.filter(|&v| self.value(v).kind.is_memory()) {
+                            let region = self.value(v).view.clone();
+                            self.emit(b, Op::Read { value: v, region }, span);
+                        }
+                    }
+                    return;
+                }
                 if let Some(v) = arg(i).filter(|&v| self.value(v).kind.is_memory()) {
                     let srcs = values
                         .iter()
@@ -1118,6 +1183,37 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                     _ => None,
                 };
                 self.value_mut(dst).int = int;
+            }
+            // `mem::swap(&mut a, &mut b)`: what each variable held goes to the other
+            // place. An owner moved into memory elsewhere is kept there; the variable
+            // now holds what was there before, which is not this function's to release.
+            Sem::SwapPlaces => {
+                let slots: Vec<Option<ValueId>> = args
+                    .iter()
+                    .take(2)
+                    .map(|a| {
+                        a.value.and_then(|v| {
+                            let v = self.canonical(v);
+                            self.pointees
+                                .get(&v)
+                                .or_else(|| self.borrowed_owners.get(&v))
+                                .copied()
+                        })
+                    })
+                    .collect();
+                for slot in slots.into_iter().flatten() {
+                    if self.value(slot).kind.is_memory() {
+                        self.emit(
+                            b,
+                            Op::Escape {
+                                value: slot,
+                                how: EscapeKind::Stored,
+                            },
+                            span,
+                        );
+                    }
+                    self.reload(b, slot, span);
+                }
             }
             Sem::TakeOut => {
                 // The old value moves out into a new owner; another value stays behind.

@@ -144,7 +144,9 @@ fn foreign_ty<'tcx>(
                         .instantiate_identity()
                         .skip_normalization();
                     let field_name = field.name.to_string();
-                    if is_fn_pointer(tcx, field_ty) && foreign::names_a_release(&field_name) {
+                    if crate::structs::is_fn_pointer(tcx, field_ty)
+                        && foreign::names_a_release(&field_name)
+                    {
                         allocators.push((name.clone(), field_name));
                     }
                 }
@@ -153,17 +155,6 @@ fn foreign_ty<'tcx>(
         }
         _ if raw => ForeignTy::Ptr,
         _ => ForeignTy::Other,
-    }
-}
-
-/// A function pointer, or an optional one (`Option<unsafe extern "C" fn(..)>`).
-fn is_fn_pointer<'tcx>(tcx: TyCtxt<'tcx>, ty: Ty<'tcx>) -> bool {
-    match ty.kind() {
-        ty::FnPtr(..) => true,
-        ty::Adt(adt, args) if tcx.is_diagnostic_item(rustc_span::sym::Option, adt.did()) => {
-            args.types().next().is_some_and(|t| t.is_fn_ptr())
-        }
-        _ => false,
     }
 }
 

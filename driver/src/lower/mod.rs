@@ -129,6 +129,12 @@ pub(crate) struct FnLowerer<'a, 'tcx> {
     /// The fields of values this function names in a place (`self.addr`, `&me.fence`),
     /// by value and field index.
     mentioned_fields: FxHashSet<(ValueId, u32)>,
+    /// The memory of a struct held in a local whose fields are borrowed, by the struct
+    /// value ([`Self::field_bytes`]).
+    struct_bytes: FxHashMap<ValueId, ValueId>,
+    /// `&mut v` of a variable that owns memory: the variable, by the reference (a view
+    /// of the memory, as any borrow of it).
+    borrowed_owners: FxHashMap<ValueId, ValueId>,
     stmts: usize,
     truncated: bool,
 }
@@ -223,6 +229,8 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
             variant_payloads: FxHashSet::default(),
             discriminants: FxHashMap::default(),
             mentioned_fields: FxHashSet::default(),
+            struct_bytes: FxHashMap::default(),
+            borrowed_owners: FxHashMap::default(),
             stmts: 0,
             truncated: false,
         };

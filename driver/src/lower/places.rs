@@ -264,6 +264,96 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         v
     }
 
+    /// The bytes of a field (or a field of a field) of a struct held in a local of this
+    /// function (`stats.valid`, `self.counts.hits` of a struct passed by value), when the
+    /// field holds plain data (numbers, atomics, padded slots: nothing that points
+    /// elsewhere): the struct's memory, a root of its own laid out as the compiler lays
+    /// it out, and the field's region in it.
+    pub(crate) fn field_bytes(
+        &mut self,
+        b: &BodyCx<'tcx>,
+        place: &mir::Place<'tcx>,
+        span: Span,
+    ) -> Option<(ValueId, View)> {
+        let tcx = self.tcx;
+        if place.projection.is_empty()
+            || !place
+                .projection
+                .iter()
+                .all(|p| matches!(p, PlaceElem::Field(..)))
+        {
+            return None;
+        }
+        // A closure's captures are reached through its first local, not held in it.
+        if b.id.0 != 0 && place.local.as_usize() == 1 {
+            return None;
+        }
+        let local_ty = b.mir.local_decls[place.local].ty;
+        let ty::Adt(adt, _) = local_ty.kind() else {
+            return None;
+        };
+        if !adt.is_struct() {
+            return None;
+        }
+        let mut offset = 0u64;
+        let mut ty = local_ty;
+        for elem in place.projection.iter() {
+            let PlaceElem::Field(f, field_ty) = elem else {
+                return None;
+            };
+            let ty::Adt(adt, _) = ty.kind() else {
+                return None;
+            };
+            if !adt.is_struct() {
+                return None;
+            }
+            let layout = tcx.layout_of(self.env.as_query_input(ty)).ok()?;
+            if f.as_usize() >= layout.fields.count() {
+                return None;
+            }
+            offset += layout.fields.offset(f.as_usize()).bytes();
+            ty = field_ty;
+        }
+        if !types::plain_data(tcx, ty) {
+            return None;
+        }
+        let size = types::size_of(tcx, self.env, ty)?;
+        let whole = types::size_of(tcx, self.env, local_ty)?;
+        let holder = self.canonical(self.local(b, place.local));
+        if let Some(PlaceElem::Field(f, _)) = place.projection.first() {
+            self.mentioned_fields.insert((holder, f.as_u32()));
+        }
+        let memory = match self.struct_bytes.get(&holder) {
+            Some(&memory) => memory,
+            None => {
+                let name = self.display_name(holder);
+                let root = self.new_root(
+                    &name,
+                    RootOrigin::Static,
+                    tcx.types.u8,
+                    ReleasedBy::NotOwned,
+                    span,
+                );
+                let len = Expr::int(i64::try_from(whole).ok()?);
+                self.roots[root.0 as usize].shape = Some(vec![len.clone()]);
+                self.roots[root.0 as usize].elem_type = Some(types::short_name(tcx, local_ty));
+                let memory =
+                    self.new_value(Some(name), ValueKind::Root(root), TyClass::Unknown, span);
+                self.value_mut(memory).view = Some(View::contiguous(root, 1, vec![len]));
+                self.struct_bytes.insert(holder, memory);
+                memory
+            }
+        };
+        let root = self.value(memory).kind.root()?;
+        let view = View {
+            root,
+            elem_bytes: 1,
+            offset: Expr::int(i64::try_from(offset).ok()?),
+            dims: vec![Dim::new(Expr::int(i64::try_from(size).ok()?), 1)],
+        };
+        Some((memory, view))
+    }
+
     /// Which parameter of the function `v` is, or reaches through a reference.
     pub(crate) fn param_index(&self, v: ValueId) -> Option<usize> {
         if let Some(&index) = self.param_structs.get(&v) {

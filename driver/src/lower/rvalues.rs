@@ -30,7 +30,23 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             return;
         }
         match self.place(b, place, span) {
-            Loc::Value(dst) => self.define_from(b, dst, rvalue, span),
+            Loc::Value(dst) => {
+                self.define_from(b, dst, rvalue, span);
+                // A field of the caller's object (`self.ptr = p` through `&mut self`):
+                // what is stored there lives on with the object.
+                let through_reference = place.projection.iter().any(|p| p == mir::PlaceElem::Deref);
+                let holds = self.value(dst).ty.holds_memory() || self.value(dst).kind.is_memory();
+                if through_reference && self.param_structs.contains_key(&dst) && holds {
+                    self.emit(
+                        b,
+                        Op::Escape {
+                            value: dst,
+                            how: EscapeKind::Stored,
+                        },
+                        span,
+                    );
+                }
+            }
             Loc::Memory { base, region } => {
                 // A store: the memory is written, and an owner or pointer stored there is
                 // kept by whoever owns that memory.
@@ -226,6 +242,9 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         if let Some(&target) = self.pointees.get(&src) {
             self.pointees.insert(dst, target);
         }
+        if let Some(&owner) = self.borrowed_owners.get(&src) {
+            self.borrowed_owners.insert(dst, owner);
+        }
         if let Some(range) = self.ranges.get(&src).cloned() {
             self.ranges.insert(dst, range);
         }
@@ -294,6 +313,19 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         // `&mut p` of a pointer variable points at the variable (through it, a callee
         // may store another pointer there), not at what `p` points to.
         let place_ty = place.ty(b.mir, self.tcx).ty;
+        // `&mut stats.valid` of a struct this function holds: the bytes of that field,
+        // where the compiler laid it out.
+        if let Some((memory, view)) = self.field_bytes(b, place, span) {
+            self.derive(
+                b,
+                dst,
+                memory,
+                ViewOp::Offset(view.offset.clone()),
+                Some(view),
+                span,
+            );
+            return;
+        }
         let loc = self.place(b, place, span);
         // So does `&addr` of an address held as an integer, or a `NonNull`: the
         // variable is borrowed, not the memory it points to.
@@ -312,6 +344,9 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 if self.value(v).kind.is_memory() {
                     let view = self.value(v).view.clone();
                     self.derive(b, dst, v, ViewOp::Whole, view, span);
+                    if place.projection.is_empty() {
+                        self.borrowed_owners.insert(dst, v);
+                    }
                 } else {
                     self.pointees.insert(dst, v);
                     if let Some(&index) = self.param_structs.get(&v) {
@@ -320,6 +355,12 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 }
             }
             Loc::Memory { base, region } => {
+                // A reborrow of a borrowed owner (`&mut *r`) borrows the same owner.
+                if let Some(&owner) = self.borrowed_owners.get(&base) {
+                    if place.projection.as_slice() == [mir::PlaceElem::Deref] {
+                        self.borrowed_owners.insert(dst, owner);
+                    }
+                }
                 let how = match &region {
                     Some(r) => ViewOp::Offset(r.offset.clone()),
                     None => ViewOp::Whole,

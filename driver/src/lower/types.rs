@@ -197,3 +197,29 @@ fn cow_of_buffer(ty: Ty<'_>) -> bool {
         .next()
         .is_some_and(|b| matches!(b.kind(), ty::Slice(_) | ty::Str))
 }
+
+/// Whether a value of type `ty` is plain data: numbers, atomics, cells and padded or
+/// aligned wrappers of them, arrays and structs of those; nothing that owns or points to
+/// other memory.
+pub(crate) fn plain_data<'tcx>(tcx: TyCtxt<'tcx>, ty: Ty<'tcx>) -> bool {
+    plain_data_at(tcx, ty, 0)
+}
+
+fn plain_data_at<'tcx>(tcx: TyCtxt<'tcx>, ty: Ty<'tcx>, depth: u32) -> bool {
+    if depth > 6 {
+        return false;
+    }
+    match ty.kind() {
+        ty::Bool | ty::Char | ty::Int(_) | ty::Uint(_) | ty::Float(_) => true,
+        ty::Array(elem, _) => plain_data_at(tcx, *elem, depth + 1),
+        ty::Tuple(parts) => parts.iter().all(|p| plain_data_at(tcx, p, depth + 1)),
+        ty::Adt(adt, args) if adt.is_struct() && !adt.is_box() => {
+            if owns_memory(tcx, ty) || tcx.adt_destructor(adt.did()).is_some() {
+                return false;
+            }
+            adt.all_fields()
+                .all(|f| plain_data_at(tcx, f.ty(tcx, args).skip_normalization(), depth + 1))
+        }
+        _ => false,
+    }
+}
