@@ -22,7 +22,8 @@
 //! is a failing test, not a silent gap.
 
 use super::{
-    Adapter, Ctor, LayoutCtor, LeakKind, Meta, ParKind, ReleaseHow, Sem, ViewKind, WrapKind,
+    Adapter, AtomicOp, Ctor, LayoutCtor, LeakKind, Meta, ParKind, ReleaseHow, Sem, ViewKind,
+    WrapKind,
 };
 
 /// Every row: a path and what a call to it does.
@@ -191,6 +192,67 @@ pub const PATHS: &[(&str, Sem)] = &[
     ("std::iter::Iterator::fold", Sem::Read),
     ("std::iter::Iterator::count", Sem::Read),
     ("std::iter::Iterator::collect", Sem::Read),
+    // atomics: synchronised, but a write to their cache line (all but `load`)
+    (
+        "std::sync::atomic::{AtomicBool,AtomicI8,AtomicI16,AtomicI32,AtomicI64,AtomicIsize,AtomicU8,AtomicU16,AtomicU32,AtomicU64,AtomicUsize,AtomicPtr}::load",
+        Sem::Atomic(AtomicOp::Load),
+    ),
+    (
+        "std::sync::atomic::{AtomicBool,AtomicI8,AtomicI16,AtomicI32,AtomicI64,AtomicIsize,AtomicU8,AtomicU16,AtomicU32,AtomicU64,AtomicUsize,AtomicPtr}::store",
+        Sem::Atomic(AtomicOp::Store),
+    ),
+    (
+        "std::sync::atomic::{AtomicBool,AtomicI8,AtomicI16,AtomicI32,AtomicI64,AtomicIsize,AtomicU8,AtomicU16,AtomicU32,AtomicU64,AtomicUsize,AtomicPtr}::swap",
+        Sem::Atomic(AtomicOp::Swap),
+    ),
+    (
+        "std::sync::atomic::{AtomicBool,AtomicI8,AtomicI16,AtomicI32,AtomicI64,AtomicIsize,AtomicU8,AtomicU16,AtomicU32,AtomicU64,AtomicUsize,AtomicPtr}::compare_exchange",
+        Sem::Atomic(AtomicOp::CompareExchange),
+    ),
+    (
+        "std::sync::atomic::{AtomicBool,AtomicI8,AtomicI16,AtomicI32,AtomicI64,AtomicIsize,AtomicU8,AtomicU16,AtomicU32,AtomicU64,AtomicUsize,AtomicPtr}::compare_exchange_weak",
+        Sem::Atomic(AtomicOp::CompareExchange),
+    ),
+    (
+        "std::sync::atomic::{AtomicBool,AtomicI8,AtomicI16,AtomicI32,AtomicI64,AtomicIsize,AtomicU8,AtomicU16,AtomicU32,AtomicU64,AtomicUsize,AtomicPtr}::compare_and_swap",
+        Sem::Atomic(AtomicOp::CompareExchange),
+    ),
+    (
+        "std::sync::atomic::{AtomicBool,AtomicI8,AtomicI16,AtomicI32,AtomicI64,AtomicIsize,AtomicU8,AtomicU16,AtomicU32,AtomicU64,AtomicUsize,AtomicPtr}::fetch_add",
+        Sem::Atomic(AtomicOp::ReadModifyWrite),
+    ),
+    (
+        "std::sync::atomic::{AtomicBool,AtomicI8,AtomicI16,AtomicI32,AtomicI64,AtomicIsize,AtomicU8,AtomicU16,AtomicU32,AtomicU64,AtomicUsize,AtomicPtr}::fetch_sub",
+        Sem::Atomic(AtomicOp::ReadModifyWrite),
+    ),
+    (
+        "std::sync::atomic::{AtomicBool,AtomicI8,AtomicI16,AtomicI32,AtomicI64,AtomicIsize,AtomicU8,AtomicU16,AtomicU32,AtomicU64,AtomicUsize,AtomicPtr}::fetch_max",
+        Sem::Atomic(AtomicOp::ReadModifyWrite),
+    ),
+    (
+        "std::sync::atomic::{AtomicBool,AtomicI8,AtomicI16,AtomicI32,AtomicI64,AtomicIsize,AtomicU8,AtomicU16,AtomicU32,AtomicU64,AtomicUsize,AtomicPtr}::fetch_min",
+        Sem::Atomic(AtomicOp::ReadModifyWrite),
+    ),
+    (
+        "std::sync::atomic::{AtomicBool,AtomicI8,AtomicI16,AtomicI32,AtomicI64,AtomicIsize,AtomicU8,AtomicU16,AtomicU32,AtomicU64,AtomicUsize,AtomicPtr}::fetch_or",
+        Sem::Atomic(AtomicOp::ReadModifyWrite),
+    ),
+    (
+        "std::sync::atomic::{AtomicBool,AtomicI8,AtomicI16,AtomicI32,AtomicI64,AtomicIsize,AtomicU8,AtomicU16,AtomicU32,AtomicU64,AtomicUsize,AtomicPtr}::fetch_and",
+        Sem::Atomic(AtomicOp::ReadModifyWrite),
+    ),
+    (
+        "std::sync::atomic::{AtomicBool,AtomicI8,AtomicI16,AtomicI32,AtomicI64,AtomicIsize,AtomicU8,AtomicU16,AtomicU32,AtomicU64,AtomicUsize,AtomicPtr}::fetch_xor",
+        Sem::Atomic(AtomicOp::ReadModifyWrite),
+    ),
+    (
+        "std::sync::atomic::{AtomicBool,AtomicI8,AtomicI16,AtomicI32,AtomicI64,AtomicIsize,AtomicU8,AtomicU16,AtomicU32,AtomicU64,AtomicUsize,AtomicPtr}::fetch_nand",
+        Sem::Atomic(AtomicOp::ReadModifyWrite),
+    ),
+    (
+        "std::sync::atomic::{AtomicBool,AtomicI8,AtomicI16,AtomicI32,AtomicI64,AtomicIsize,AtomicU8,AtomicU16,AtomicU32,AtomicU64,AtomicUsize,AtomicPtr}::fetch_update",
+        Sem::Atomic(AtomicOp::ReadModifyWrite),
+    ),
     // compound assignment: the left side is updated in place from its old value (an
     // element of a slice, or a whole array)
     ("std::ops::AddAssign::add_assign", Sem::InPlace(0)),

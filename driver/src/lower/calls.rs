@@ -11,7 +11,9 @@ use tensor_lint_analyzer::ir::{
     Callee, EscapeKind, FnId, LeakKind, Op, ReleaseKind, ReleasedBy, RootOrigin, TyClass, ValueId,
     ValueKind, ViewOp,
 };
-use tensor_lint_analyzer::models::{Ctor, LayoutCtor, Meta, ReleaseHow, Sem, ViewKind, WrapKind};
+use tensor_lint_analyzer::models::{
+    AtomicOp, Ctor, LayoutCtor, Meta, ReleaseHow, Sem, ViewKind, WrapKind,
+};
 use tensor_lint_analyzer::oracle::{Expr, View};
 use tensor_lint_analyzer::source::Span;
 use tensor_lint_analyzer::summary::{FnSummary, ReturnSummary};
@@ -284,6 +286,70 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             self.next_item(b, first, dst, destination.as_local(), span);
             return true;
         }
+        // `v[i]` and `v[lo..hi]` of a vector (a slice's are projections of the place):
+        // the element or the range of the buffer.
+        let index_trait = tcx.is_lang_item(trait_id, rustc_attr_ir::LangItem::Index)
+            || tcx.is_lang_item(trait_id, rustc_attr_ir::LangItem::IndexMut);
+        if index_trait
+            && types::is_buffer_target(tcx, args[0].ty)
+            && self.value(first).kind.is_memory()
+        {
+            let index = args.get(1).and_then(|a| a.value);
+            let view = self.value(first).view.clone();
+            let (how, region) = match index {
+                Some(i) if args[1].ty.is_integral() => match self.int_of(i) {
+                    Some(i) => (
+                        ViewOp::Offset(i.clone()),
+                        view.and_then(|v| super::places::element(&v, &i)),
+                    ),
+                    None => (ViewOp::Opaque("index".into()), None),
+                },
+                Some(i) => match self.ranges.get(&i).cloned() {
+                    Some((lo, hi)) => (
+                        ViewOp::Offset(lo.clone()),
+                        view.and_then(|v| super::places::sub_range(&v, &lo, &hi)),
+                    ),
+                    None => (ViewOp::Opaque("index".into()), None),
+                },
+                None => (ViewOp::Opaque("index".into()), None),
+            };
+            self.derive(b, dst, first, how, region, span);
+            // Named as written: `inliers[t]`.
+            if self.value(dst).name.is_none() {
+                let named = index.map(|i| self.scalar_origin(i));
+                if let Some(i) = named.and_then(|i| self.value(i).name.clone()) {
+                    let base = match (&self.value(first).name, self.value(first).kind.root()) {
+                        (Some(name), _) => name.clone(),
+                        (None, Some(root)) => self.roots[root.0 as usize].name.clone(),
+                        (None, None) => self.display_name(first),
+                    };
+                    self.value_mut(dst).name = Some(format!("{base}[{i}]"));
+                }
+            }
+            return true;
+        }
+        // `Arc::clone(&a)`: another handle to the same memory.
+        if tcx.is_lang_item(trait_id, rustc_attr_ir::LangItem::Clone) {
+            let shared = args[0].ty.builtin_deref(true).is_some_and(|t| {
+                types::adt_is(tcx, t, "alloc", "Arc") || types::adt_is(tcx, t, "alloc", "Rc")
+            });
+            if shared {
+                let src = self.pointees.get(&first).copied().unwrap_or(first);
+                self.copy_value(b, dst, src, span);
+                return true;
+            }
+        }
+        // Adapters that give one item per item: the count goes through (the call
+        // itself is lowered as any other).
+        let same_count = ["map", "enumerate", "rev", "cloned", "copied", "inspect"];
+        if tcx.is_diagnostic_item(rustc_span::sym::Iterator, trait_id)
+            && same_count.contains(&name.as_str())
+        {
+            if let Some(len) = self.iter_len(first) {
+                self.iter_lens.insert(dst, len);
+            }
+            return false;
+        }
         // `x?` asks `Try::branch(x)` whether to go on: the value it goes on with is what
         // `x` holds in `Ok` or `Some`, and nothing is handed anywhere.
         if tcx.is_lang_item(def_id, rustc_attr_ir::LangItem::TryTraitBranch) {
@@ -296,6 +362,15 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             return true;
         }
         false
+    }
+
+    /// How many items iterator `v` gives, when known.
+    pub(crate) fn iter_len(&self, v: ValueId) -> Option<Expr> {
+        if let Some(len) = self.iter_lens.get(&v) {
+            return Some(len.clone());
+        }
+        let (lo, hi) = self.ranges.get(&v)?;
+        Some(hi - lo)
     }
 
     /// Of an `Option<T>` or `Result<T, E>`, the variant holding a `T` and `T` itself.
@@ -1115,6 +1190,18 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                     let region = self.value(v).view.clone();
                     self.emit(b, Op::Read { value: v, region }, span);
                 }
+                // `collect()` into a vector: a new buffer of one element per item.
+                if types::owns_memory(self.tcx, dest_ty) {
+                    let len = arg(0).and_then(|v| self.iter_len(v));
+                    self.new_allocation(
+                        b,
+                        dst,
+                        dest_ty,
+                        ReleasedBy::Drop,
+                        len.map(|n| vec![n]),
+                        span,
+                    );
+                }
             }
             Sem::InPlace(i) => {
                 // A number updated through a reference (`a[0] += s` with `s: &f64`) is
@@ -1183,6 +1270,36 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                     _ => None,
                 };
                 self.value_mut(dst).int = int;
+            }
+            // An atomic operation: never a race, but (all but a load) a write to the
+            // atomic's cache line. What is stored in it is the atomic's to keep.
+            Sem::Atomic(op) => {
+                if let Some(v) = arg(0).filter(|&v| self.value(v).kind.is_memory()) {
+                    self.emit(
+                        b,
+                        Op::Atomic {
+                            value: v,
+                            write: op != AtomicOp::Load,
+                            inner: None,
+                        },
+                        span,
+                    );
+                }
+                let stored = match op {
+                    AtomicOp::Store | AtomicOp::Swap => arg(1),
+                    AtomicOp::CompareExchange => arg(2),
+                    AtomicOp::Load | AtomicOp::ReadModifyWrite => None,
+                };
+                if let Some(p) = stored.filter(|&p| self.value(p).kind.is_memory()) {
+                    self.emit(
+                        b,
+                        Op::Escape {
+                            value: p,
+                            how: EscapeKind::Stored,
+                        },
+                        span,
+                    );
+                }
             }
             // `mem::swap(&mut a, &mut b)`: what each variable held goes to the other
             // place. An owner moved into memory elsewhere is kept there; the variable

@@ -79,6 +79,8 @@ pub(crate) struct FnLowerer<'a, 'tcx> {
     aliases: FxHashMap<ValueId, ValueId>,
     /// `lo..hi` of integer ranges (`Range` values and the iterators made from them).
     ranges: FxHashMap<ValueId, (Expr, Expr)>,
+    /// How many items serial iterators give, when known (`(0..n).map(f)` gives `n`).
+    iter_lens: FxHashMap<ValueId, Expr>,
     /// How iterator values walk memory.
     iters: FxHashMap<ValueId, closures::IterInfo>,
     /// Values that are a parameter's struct, or a field of one, by parameter index.
@@ -204,6 +206,7 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
             pointees: FxHashMap::default(),
             aliases: FxHashMap::default(),
             ranges: FxHashMap::default(),
+            iter_lens: FxHashMap::default(),
             iters: FxHashMap::default(),
             param_structs: FxHashMap::default(),
             value_types: FxHashMap::default(),
@@ -671,6 +674,29 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
                 self.values[v.0 as usize].int = Some(Expr::sym(&name));
             }
             return;
+        }
+        // A struct shared between threads (`Arc<S>`, `&S`) whose fields are counters,
+        // atomics or cells: the object's bytes, laid out as the compiler lays them out.
+        if let Some(object) = types::shared_counters(self.tcx, self.env, ty) {
+            if let Some(size) = types::size_of(self.tcx, self.env, object) {
+                let root = self.new_root(
+                    &name,
+                    RootOrigin::Param(index),
+                    self.tcx.types.u8,
+                    ReleasedBy::NotOwned,
+                    span,
+                );
+                let len = Expr::int(i64::try_from(size).unwrap_or(i64::MAX));
+                let r = &mut self.roots[root.0 as usize];
+                r.shape = Some(vec![len.clone()]);
+                r.elem_type = Some(types::short_name(self.tcx, object));
+                self.define(
+                    v,
+                    ValueKind::View(root),
+                    Some(View::contiguous(root, 1, vec![len])),
+                );
+                return;
+            }
         }
         let owned = types::owns_memory(self.tcx, ty);
         let elem = types::element_of(self.tcx, ty);

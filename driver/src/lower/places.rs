@@ -125,7 +125,9 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 }
                 // A field of an element, or what a pointer stored in memory reaches:
                 // memory of the same root, at a place this lowering does not refine.
-                (Loc::Memory { base, region }, PlaceElem::Field(..)) => {
+                (Loc::Memory { base, region }, PlaceElem::Field(f, field_ty)) => {
+                    let region =
+                        region.map(|r| self.field_region(r, base_ty, f.as_usize(), field_ty));
                     Loc::Memory { base, region }
                 }
                 (Loc::Memory { base, .. }, _) => Loc::Memory { base, region: None },
@@ -314,7 +316,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             offset += layout.fields.offset(f.as_usize()).bytes();
             ty = field_ty;
         }
-        if !types::plain_data(tcx, ty) {
+        if !types::plain_data(tcx, self.env, ty) {
             return None;
         }
         let size = types::size_of(tcx, self.env, ty)?;
@@ -352,6 +354,117 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             dims: vec![Dim::new(Expr::int(i64::try_from(size).ok()?), 1)],
         };
         Some((memory, view))
+    }
+
+    /// The name of the variable a closure's capture place (`(*_1).k`, `_1.k`) reads.
+    pub(crate) fn capture_name(
+        &self,
+        b: &BodyCx<'tcx>,
+        place: &mir::Place<'tcx>,
+    ) -> Option<String> {
+        if b.id.0 == 0 || place.local.as_usize() != 1 {
+            return None;
+        }
+        // `_1.k`, `(*_1).k`, and dereferences of them: the capture itself.
+        let mut fields = place.projection.iter().filter(|p| *p != PlaceElem::Deref);
+        let field = match (fields.next(), fields.next()) {
+            (Some(PlaceElem::Field(f, _)), None) => f.as_usize(),
+            _ => return None,
+        };
+        let def = b.mir.source.def_id().as_local()?;
+        let captures = self.tcx.closure_captures(def);
+        captures.get(field).map(|c| c.var_ident.name.to_string())
+    }
+
+    /// How the user writes a place that ends in a field (`stats.pushed`, through any
+    /// dereference), when its local is a named variable.
+    pub(crate) fn place_name(&self, b: &BodyCx<'tcx>, place: &mir::Place<'tcx>) -> Option<String> {
+        if !matches!(place.projection.last(), Some(PlaceElem::Field(..))) {
+            return None;
+        }
+        let mut skip = 0;
+        let mut name = self.value(self.local(b, place.local)).name.clone();
+        // A closure's capture: `(*_1).k` is upvar `k`.
+        if b.id.0 != 0 && place.local.as_usize() == 1 {
+            if let Some(PlaceElem::Deref) = place.projection.first() {
+                skip = 1;
+            }
+            if let Some(PlaceElem::Field(f, _)) = place.projection.get(skip) {
+                // The variable the closure captured, as the user named it.
+                let captures = b
+                    .mir
+                    .source
+                    .def_id()
+                    .as_local()
+                    .map(|def| self.tcx.closure_captures(def))
+                    .unwrap_or_default();
+                name = captures
+                    .get(f.as_usize())
+                    .map(|c| c.var_ident.name.to_string())
+                    .or_else(|| {
+                        b.upvars
+                            .get(f.as_usize())
+                            .and_then(|&u| self.value(u).name.clone())
+                    });
+                skip += 1;
+            }
+        }
+        let mut name = name?;
+        for (k, elem) in place.projection.iter().enumerate().skip(skip) {
+            match elem {
+                PlaceElem::Deref => {}
+                PlaceElem::Field(f, _) => {
+                    let base_ty = mir::PlaceRef {
+                        local: place.local,
+                        projection: &place.projection[..k],
+                    }
+                    .ty(b.mir, self.tcx)
+                    .ty;
+                    // Through `Arc`/`Box`, the deref is the smart pointer's own field.
+                    if is_pointer_wrapper(self.tcx, base_ty) {
+                        continue;
+                    }
+                    name = format!("{name}.{}", field_name(base_ty, 0, f.as_u32()));
+                }
+                _ => return None,
+            }
+        }
+        Some(name)
+    }
+
+    /// The bytes of field `field` of a struct whose memory `region` is, when the memory
+    /// is addressed by bytes (an object's memory, [`types::shared_counters`]); any other
+    /// region as it is.
+    fn field_region(
+        &self,
+        region: View,
+        base_ty: Ty<'tcx>,
+        field: usize,
+        field_ty: Ty<'tcx>,
+    ) -> View {
+        let tcx = self.tcx;
+        let struct_bytes = region.elem_bytes == 1
+            && base_ty.ty_adt_def().is_some_and(|a| a.is_struct())
+            && region.dims.len() == 1;
+        if !struct_bytes {
+            return region;
+        }
+        let Ok(layout) = tcx.layout_of(self.env.as_query_input(base_ty)) else {
+            return region;
+        };
+        let size = types::size_of(tcx, self.env, field_ty);
+        match (field < layout.fields.count(), size) {
+            (true, Some(size)) => {
+                let at = layout.fields.offset(field).bytes();
+                View {
+                    root: region.root,
+                    elem_bytes: 1,
+                    offset: &region.offset + &Expr::int(i64::try_from(at).unwrap_or(0)),
+                    dims: vec![Dim::new(Expr::int(i64::try_from(size).unwrap_or(0)), 1)],
+                }
+            }
+            _ => region,
+        }
     }
 
     /// Which parameter of the function `v` is, or reaches through a reference.
@@ -468,6 +581,11 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         view: Option<View>,
         span: Span,
     ) {
+        // A whole view of a variable (`&producer`, its `deref()`) goes by its name.
+        if how == ViewOp::Whole && self.value(dst).name.is_none() {
+            let name = self.value(src).name.clone();
+            self.value_mut(dst).name = name;
+        }
         self.emit(
             b,
             tensor_lint_analyzer::ir::Op::View { dst, src, how },
@@ -548,7 +666,7 @@ fn is_pointer_wrapper<'tcx>(tcx: ty::TyCtxt<'tcx>, ty: Ty<'tcx>) -> bool {
 }
 
 /// The name of a field as written (`data`, or `0` for a tuple field).
-fn field_name<'tcx>(ty: Ty<'tcx>, variant: u32, field: u32) -> String {
+pub(crate) fn field_name<'tcx>(ty: Ty<'tcx>, variant: u32, field: u32) -> String {
     if let ty::Adt(adt, _) = ty.kind() {
         let variant = adt
             .variants()

@@ -128,10 +128,33 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 if let Some(src) = self.operand(b, op, span) {
                     self.copy_value(b, dst, src, span);
                 }
+                // The compiler's copy of a captured variable, or of what a reference
+                // variable points to, goes by the variable's name.
+                if self.value(dst).name.is_none() {
+                    if let Some(place) = op.place() {
+                        let name = self.capture_name(b, &place).or_else(|| {
+                            let whole = place.projection.iter().all(|p| p == mir::PlaceElem::Deref);
+                            whole
+                                .then(|| self.value(self.local(b, place.local)).name.clone())
+                                .flatten()
+                        });
+                        self.value_mut(dst).name = name;
+                    }
+                }
             }
             Rvalue::CopyForDeref(place) => {
                 if let Some(src) = self.read_place(b, place, span) {
                     self.copy_value(b, dst, src, span);
+                    // The compiler's copy of a variable to dereference it goes by the
+                    // variable's name.
+                    if self.value(dst).name.is_none() {
+                        let name = self
+                            .value(src)
+                            .name
+                            .clone()
+                            .or_else(|| self.capture_name(b, place));
+                        self.value_mut(dst).name = name;
+                    }
                 }
             }
             Rvalue::Ref(_, _, place) | Rvalue::RawPtr(_, place) | Rvalue::Reborrow(_, _, place) => {
@@ -248,6 +271,9 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         if let Some(range) = self.ranges.get(&src).cloned() {
             self.ranges.insert(dst, range);
         }
+        if let Some(len) = self.iter_lens.get(&src).cloned() {
+            self.iter_lens.insert(dst, len);
+        }
         if let Some(&index) = self.param_structs.get(&src) {
             self.param_structs.entry(dst).or_insert(index);
         }
@@ -355,6 +381,10 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 }
             }
             Loc::Memory { base, region } => {
+                if self.value(dst).name.is_none() {
+                    let name = self.place_name(b, place);
+                    self.value_mut(dst).name = name;
+                }
                 // A reborrow of a borrowed owner (`&mut *r`) borrows the same owner.
                 if let Some(&owner) = self.borrowed_owners.get(&base) {
                     if place.projection.as_slice() == [mir::PlaceElem::Deref] {

@@ -182,6 +182,26 @@ pub(crate) fn size_of<'tcx>(tcx: TyCtxt<'tcx>, env: TypingEnv<'tcx>, ty: Ty<'tcx
 
 /// The name of a type as the user would write it (`f32`, `Slot`), for messages.
 pub(crate) fn short_name<'tcx>(tcx: TyCtxt<'tcx>, ty: Ty<'tcx>) -> String {
+    // `Atomic<u64>` is what users write `AtomicU64`.
+    if adt_is(tcx, ty, "core", "Atomic") {
+        if let ty::Adt(_, args) = ty.kind() {
+            if let Some(inner) = args.types().next() {
+                let name = match inner.kind() {
+                    ty::RawPtr(..) => "Ptr".to_string(),
+                    ty::Bool => "Bool".to_string(),
+                    _ => {
+                        let text = inner.to_string();
+                        let mut chars = text.chars();
+                        chars
+                            .next()
+                            .map(|c| c.to_uppercase().chain(chars).collect())
+                            .unwrap_or_default()
+                    }
+                };
+                return format!("Atomic{name}");
+            }
+        }
+    }
     match ty.kind() {
         ty::Adt(adt, _) => tcx.item_name(adt.did()).to_string(),
         _ => ty.to_string(),
@@ -201,25 +221,69 @@ fn cow_of_buffer(ty: Ty<'_>) -> bool {
 /// Whether a value of type `ty` is plain data: numbers, atomics, cells and padded or
 /// aligned wrappers of them, arrays and structs of those; nothing that owns or points to
 /// other memory.
-pub(crate) fn plain_data<'tcx>(tcx: TyCtxt<'tcx>, ty: Ty<'tcx>) -> bool {
-    plain_data_at(tcx, ty, 0)
+pub(crate) fn plain_data<'tcx>(tcx: TyCtxt<'tcx>, env: TypingEnv<'tcx>, ty: Ty<'tcx>) -> bool {
+    plain_data_at(tcx, env, ty, 0)
 }
 
-fn plain_data_at<'tcx>(tcx: TyCtxt<'tcx>, ty: Ty<'tcx>, depth: u32) -> bool {
+fn plain_data_at<'tcx>(tcx: TyCtxt<'tcx>, env: TypingEnv<'tcx>, ty: Ty<'tcx>, depth: u32) -> bool {
     if depth > 6 {
         return false;
     }
+    let ty = tcx
+        .try_normalize_erasing_regions(env, ty::Unnormalized::new(ty))
+        .unwrap_or(ty);
     match ty.kind() {
         ty::Bool | ty::Char | ty::Int(_) | ty::Uint(_) | ty::Float(_) => true,
-        ty::Array(elem, _) => plain_data_at(tcx, *elem, depth + 1),
-        ty::Tuple(parts) => parts.iter().all(|p| plain_data_at(tcx, p, depth + 1)),
+        ty::Array(elem, _) => plain_data_at(tcx, env, *elem, depth + 1),
+        ty::Tuple(parts) => parts.iter().all(|p| plain_data_at(tcx, env, p, depth + 1)),
         ty::Adt(adt, args) if adt.is_struct() && !adt.is_box() => {
             if owns_memory(tcx, ty) || tcx.adt_destructor(adt.did()).is_some() {
                 return false;
             }
             adt.all_fields()
-                .all(|f| plain_data_at(tcx, f.ty(tcx, args).skip_normalization(), depth + 1))
+                .all(|f| plain_data_at(tcx, env, f.ty(tcx, args).skip_normalization(), depth + 1))
         }
+        _ => false,
+    }
+}
+
+/// The struct an `Arc<S>`, `Rc<S>` or `&S` shares, when it is plain data with interior
+/// mutability (atomics, cells): counters that threads write through a shared handle.
+pub(crate) fn shared_counters<'tcx>(
+    tcx: TyCtxt<'tcx>,
+    env: TypingEnv<'tcx>,
+    ty: Ty<'tcx>,
+) -> Option<Ty<'tcx>> {
+    let object = match ty.kind() {
+        ty::Ref(_, inner, ty::Mutability::Not) => *inner,
+        ty::Adt(_, args) if adt_is(tcx, ty, "alloc", "Arc") || adt_is(tcx, ty, "alloc", "Rc") => {
+            args.types().next()?
+        }
+        _ => return None,
+    };
+    let ty::Adt(adt, _) = object.kind() else {
+        return None;
+    };
+    let interior = object.walk().any(|arg| {
+        arg.as_type()
+            .and_then(|t| t.ty_adt_def())
+            .is_some_and(|a| a.is_unsafe_cell())
+    }) || has_cell(tcx, object, 0);
+    (adt.is_struct() && adt.did().is_local() && plain_data(tcx, env, object) && interior)
+        .then_some(object)
+}
+
+/// Whether a field (at any depth) of `ty` is an `UnsafeCell` (an atomic, a `Cell`).
+fn has_cell<'tcx>(tcx: TyCtxt<'tcx>, ty: Ty<'tcx>, depth: u32) -> bool {
+    if depth > 6 {
+        return false;
+    }
+    match ty.kind() {
+        ty::Adt(adt, _) if adt.is_unsafe_cell() => true,
+        ty::Adt(adt, args) => adt
+            .all_fields()
+            .any(|f| has_cell(tcx, f.ty(tcx, args).skip_normalization(), depth + 1)),
+        ty::Array(elem, _) => has_cell(tcx, *elem, depth + 1),
         _ => false,
     }
 }
