@@ -561,6 +561,57 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 );
             }
         }
+        // Atomic writes of the callee land on the argument's bytes it names (a field of
+        // an object given by reference), or on the whole argument (an element).
+        for &(i, bytes, inner) in &summary.atomic_writes {
+            let Some(v) = arg(i).filter(|&v| memory(self, v)) else {
+                continue;
+            };
+            // An element that points to an object of its own (`&[Arc<Stats>]`): the
+            // callee writes that object, elsewhere, not the element.
+            let object_pointer = self.value(v).kind.root().is_some_and(|r| {
+                self.roots[r.0 as usize]
+                    .elem_type
+                    .as_deref()
+                    .is_some_and(tensor_lint_analyzer::models::is_object_pointer)
+            });
+            if object_pointer {
+                continue;
+            }
+            let view = self.value(v).view.clone();
+            let value = match (bytes, view) {
+                (Some((offset, len)), Some(view)) if view.elem_bytes == 1 => {
+                    let field = View {
+                        root: view.root,
+                        elem_bytes: 1,
+                        offset: &view.offset + &Expr::int(offset),
+                        dims: vec![tensor_lint_analyzer::oracle::Dim::new(Expr::int(len), 1)],
+                    };
+                    let class = self.value(v).ty;
+                    let part =
+                        self.new_value(self.value(v).name.clone(), ValueKind::Unknown, class, span);
+                    self.derive(
+                        b,
+                        part,
+                        v,
+                        ViewOp::Offset(Expr::int(offset)),
+                        Some(field),
+                        span,
+                    );
+                    part
+                }
+                _ => v,
+            };
+            self.emit(
+                b,
+                Op::Atomic {
+                    value,
+                    write: true,
+                    inner: Some(inner),
+                },
+                span,
+            );
+        }
         // An owner moved into the callee is the callee's: it drops or keeps it.
         for (i, a) in args.iter().enumerate() {
             if let Some(v) = a.value {

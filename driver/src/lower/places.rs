@@ -379,7 +379,10 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
     /// How the user writes a place that ends in a field (`stats.pushed`, through any
     /// dereference), when its local is a named variable.
     pub(crate) fn place_name(&self, b: &BodyCx<'tcx>, place: &mir::Place<'tcx>) -> Option<String> {
-        if !matches!(place.projection.last(), Some(PlaceElem::Field(..))) {
+        if !matches!(
+            place.projection.last(),
+            Some(PlaceElem::Field(..) | PlaceElem::Index(..))
+        ) {
             return None;
         }
         let mut skip = 0;
@@ -425,6 +428,11 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                         continue;
                     }
                     name = format!("{name}.{}", field_name(base_ty, 0, f.as_u32()));
+                }
+                PlaceElem::Index(i) => {
+                    let index = self.scalar_origin(self.local(b, i));
+                    let index = self.value(index).name.clone()?;
+                    name = format!("{name}[{index}]");
                 }
                 _ => return None,
             }
