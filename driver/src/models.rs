@@ -89,10 +89,13 @@ pub(crate) fn resolve(tcx: TyCtxt<'_>, path: &str) -> Vec<DefId> {
             .flat_map(|&imp| assoc_named(tcx, imp, name))
             .collect();
     }
-    let mut items: Vec<DefId> = crates_named(tcx, first)
-        .into_iter()
-        .map(|krate| krate.as_def_id())
-        .collect();
+    // A `#![no_std]` crate reaches what `std` re-exports through `core` and `alloc`.
+    let mut krates = crates_named(tcx, first);
+    if krates.is_empty() && *first == "std" {
+        krates = crates_named(tcx, "core");
+        krates.extend(crates_named(tcx, "alloc"));
+    }
+    let mut items: Vec<DefId> = krates.into_iter().map(|krate| krate.as_def_id()).collect();
     for segment in rest {
         // `{A,B}`: any of the alternatives.
         let names: Vec<Symbol> = segment

@@ -612,6 +612,25 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 span,
             );
         }
+        // Atomic writes of the callee to entries of `static` tables it chooses.
+        for (table, inner) in &summary.table_writes {
+            let entry = self.new_value(
+                Some(table.name.clone()),
+                ValueKind::Unknown,
+                TyClass::Unknown,
+                span,
+            );
+            self.table_entry(b, table, entry, span);
+            self.emit(
+                b,
+                Op::Atomic {
+                    value: entry,
+                    write: true,
+                    inner: Some(*inner),
+                },
+                span,
+            );
+        }
         // An owner moved into the callee is the callee's: it drops or keeps it.
         for (i, a) in args.iter().enumerate() {
             if let Some(v) = a.value {
@@ -684,7 +703,8 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                     self.derive(b, dst, src, how, view, span);
                 }
             }
-            ReturnSummary::Entry(_) | ReturnSummary::Nothing => {
+            ReturnSummary::Entry(table) => self.table_entry(b, &table, dst, span),
+            ReturnSummary::Nothing => {
                 // An integer the callee computes is a value of its own: the same for the
                 // same callee and arguments (`self.row_stride()` twice is one stride).
                 if dest_ty.is_integral() && self.value(dst).int.is_none() {

@@ -20,6 +20,7 @@ mod drops;
 mod foreign;
 mod places;
 mod rvalues;
+mod statics;
 pub(crate) mod types;
 
 use rustc_data_structures::fx::{FxHashMap, FxHashSet};
@@ -81,6 +82,10 @@ pub(crate) struct FnLowerer<'a, 'tcx> {
     ranges: FxHashMap<ValueId, (Expr, Expr)>,
     /// How many items serial iterators give, when known (`(0..n).map(f)` gives `n`).
     iter_lens: FxHashMap<ValueId, Expr>,
+    /// The root of each `static` table this function names, by name.
+    static_roots: FxHashMap<String, RootId>,
+    /// Indices into `static` tables computed at run time.
+    run_time_indices: Vec<Iteration>,
     /// How iterator values walk memory.
     iters: FxHashMap<ValueId, closures::IterInfo>,
     /// Values that are a parameter's struct, or a field of one, by parameter index.
@@ -207,6 +212,8 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
             aliases: FxHashMap::default(),
             ranges: FxHashMap::default(),
             iter_lens: FxHashMap::default(),
+            static_roots: FxHashMap::default(),
+            run_time_indices: Vec::new(),
             iters: FxHashMap::default(),
             param_structs: FxHashMap::default(),
             value_types: FxHashMap::default(),
@@ -283,7 +290,7 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
             compared: self.compared,
             storage_tests: Vec::new(),
             owner_copies: Vec::new(),
-            run_time_indices: Vec::new(),
+            run_time_indices: self.run_time_indices,
             run_values: Vec::new(),
             element_values: Vec::new(),
             loop_starts: self.loop_starts,

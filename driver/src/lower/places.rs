@@ -105,7 +105,17 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 }
                 (Loc::Value(_), _) => Loc::Unknown,
                 (Loc::Memory { base, region }, PlaceElem::Index(local)) => {
-                    let index = self.int_of(self.local(b, local));
+                    let mut index = self.int_of(self.local(b, local));
+                    // An entry of a `static` table picked at run time.
+                    if index.is_none() && self.is_static_memory(base) {
+                        if let Some(len) = region
+                            .as_ref()
+                            .and_then(|r| r.dims.first())
+                            .map(|d| d.len.clone())
+                        {
+                            index = Some(self.run_time_index(len));
+                        }
+                    }
                     let region = match (region, index) {
                         (Some(r), Some(i)) => element(&r, &i),
                         _ => None,
@@ -553,6 +563,10 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 self.read_place(b, place, span)
             }
             mir::Operand::Constant(constant) => {
+                // `&LOCKS`: the static's memory.
+                if let Some(def) = self.static_of(constant) {
+                    return self.static_value(def, span);
+                }
                 let ty = constant.ty();
                 let class = types::class_of(self.tcx, ty);
                 if class != TyClass::Scalar {
