@@ -235,6 +235,17 @@ impl Run {
     ) -> Result<(), ToolError> {
         let exe = std::env::current_exe()
             .map_err(|e| ToolError::io("cannot find the tensor-lint executable".into(), e))?;
+        // Cargo runs in the project's folder (for its configuration): a manifest given
+        // relative to where tensor-lint runs is made absolute first.
+        let absolute;
+        let manifest = if manifest.is_absolute() {
+            manifest
+        } else {
+            absolute = std::env::current_dir()
+                .map(|cwd| cwd.join(manifest))
+                .unwrap_or_else(|_| manifest.to_path_buf());
+            absolute.as_path()
+        };
         let mut options =
             serde_json::json!({ "cache_line_bytes": project.config.cache_line_bytes });
         if let Some(function) = &self.dump_ir {

@@ -264,6 +264,30 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         let Some((def_id, _)) = func.const_fn_def() else {
             return false;
         };
+        let Some(first) = args.first().and_then(|a| a.value) else {
+            return false;
+        };
+        // `opt.ok_or(e)`: `Some(x)` becomes `Ok(x)`, `None` an `Err`.
+        let option_to_result = ["ok_or", "ok_or_else"].contains(&tcx.item_name(def_id).as_str())
+            && args[0]
+                .ty
+                .ty_adt_def()
+                .is_some_and(|a| tcx.is_diagnostic_item(rustc_span::sym::Option, a.did()));
+        if option_to_result {
+            if let Some(payload) = self.field_of(first, 1, 0) {
+                self.set_field(dst, 0, 0, payload);
+            }
+            if let Some(&(pointer, _)) = self.null_variants.get(&first) {
+                self.null_variants.insert(dst, (pointer, 1));
+            }
+            for a in args.iter().skip(1) {
+                if let Some(ValueKind::Closure(body)) = a.value.map(|v| self.value(v).kind.clone())
+                {
+                    self.lower_pending_closure(body, &[]);
+                }
+            }
+            return true;
+        }
         let Some(trait_id) = tcx.trait_of_assoc(def_id) else {
             return false;
         };
@@ -271,9 +295,6 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         let is = |diagnostic: &str, method: &str| {
             tcx.get_diagnostic_item(rustc_span::Symbol::intern(diagnostic)) == Some(trait_id)
                 && name.as_str() == method
-        };
-        let Some(first) = args.first().and_then(|a| a.value) else {
-            return false;
         };
         if is("IntoIterator", "into_iter") {
             self.copy_value(b, dst, first, span);
@@ -359,8 +380,13 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             if let Some(payload) = payload {
                 self.set_field(dst, 0, 0, payload);
             }
+            // Whatever meant null (`None`, an `Err` made from it) breaks out.
+            if let Some(&(pointer, _)) = self.null_variants.get(&first) {
+                self.null_variants.insert(dst, (pointer, 1));
+            }
             return true;
         }
+
         false
     }
 
@@ -1111,6 +1137,10 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                     self.value_types.insert(payload, payload_ty);
                     self.copy_value(b, payload, v, span);
                     self.set_field(dst, variant, 0, payload);
+                    // `NonNull::new(p)` is `None` where `p` is null.
+                    if args[0].ty.is_raw_ptr() && variant == 1 {
+                        self.null_variants.insert(dst, (v, 0));
+                    }
                     return;
                 }
                 if let Some(v) = arg(0) {

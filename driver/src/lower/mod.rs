@@ -133,6 +133,9 @@ pub(crate) struct FnLowerer<'a, 'tcx> {
     variant_payloads: FxHashSet<ValueId>,
     /// `d = discriminant(e)`: the enum value `e` each discriminant was read from.
     discriminants: FxHashMap<ValueId, ValueId>,
+    /// Enum values that say whether a pointer is null (`NonNull::new(p)`, and the
+    /// `ok_or` and `?` of it): the pointer and the variant that means null.
+    null_variants: FxHashMap<ValueId, (ValueId, u32)>,
     /// The fields of values this function names in a place (`self.addr`, `&me.fence`),
     /// by value and field index.
     mentioned_fields: FxHashSet<(ValueId, u32)>,
@@ -238,6 +241,7 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
             unnamed_roots: FxHashSet::default(),
             variant_payloads: FxHashSet::default(),
             discriminants: FxHashMap::default(),
+            null_variants: FxHashMap::default(),
             mentioned_fields: FxHashSet::default(),
             struct_bytes: FxHashMap::default(),
             borrowed_owners: FxHashMap::default(),
@@ -452,17 +456,26 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
             }
             b.exits.insert(bb, b.current.clone());
         }
+        let joins: FxHashSet<(usize, ValueId)> = b
+            .phis
+            .iter()
+            .map(|&(bb, _, v)| (bb.as_usize(), v))
+            .collect();
         self.finish_joins(&mut b);
         // Jumps to the return first, so that each return gives back the value its own
         // path built (`Ok(p)` in one arm, `Err(e)` in another), not their join.
-        self.shortcut_returns(id);
-        self.finish_returns(&mut b);
+        let sources = self.shortcut_returns(id);
+        self.finish_returns(&mut b, &sources, &joins);
     }
 
     /// A jump to a block that only returns is the return itself, at the jump: every
     /// `return`, `?` and the end of the body are exits of their own, with their own
     /// places, as the user wrote them.
-    fn shortcut_returns(&mut self, body: BodyId) {
+    ///
+    /// Returns, for each block that became a return, the blocks its jumps went through
+    /// to the return it took.
+    fn shortcut_returns(&mut self, body: BodyId) -> FxHashMap<usize, Vec<usize>> {
+        let mut sources: FxHashMap<usize, Vec<usize>> = FxHashMap::default();
         let blocks = &mut self.bodies[body.0 as usize].blocks;
         loop {
             let mut changed = false;
@@ -501,12 +514,17 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
                 blocks[k].stmts.extend(escapes);
                 blocks[k].term = Terminator::Return { value, kind };
                 blocks[k].term_span = at;
+                let t = target.0 as usize;
+                let mut path = vec![t];
+                path.extend(sources.get(&t).cloned().unwrap_or_default());
+                sources.insert(k, path);
                 changed = true;
             }
             if !changed {
                 break;
             }
         }
+        sources
     }
 
     /// The values of the locals where `bb` starts: those its one predecessor ends with,
@@ -539,6 +557,17 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
             let local = Local::from_usize(k);
             let phi = self.new_version(b, local);
             self.value_mut(phi).reassigned = true;
+            // What the predecessors lowered so far hold says whether the join holds
+            // memory (its assignments, made once the body is lowered, say which): a
+            // call on the joined value needs to know now.
+            let held = preds
+                .iter()
+                .filter_map(|p| b.exits.get(p).map(|e| e[k]))
+                .map(|v| self.value(v).kind.clone())
+                .find(ValueKind::is_memory);
+            if let Some(kind) = held {
+                self.value_mut(phi).kind = kind;
+            }
             b.current[k] = phi;
             b.phis.push((bb, local, phi));
         }
@@ -627,7 +656,30 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
         let mut names: FxHashMap<Local, String> = FxHashMap::default();
         for info in &mir.var_debug_info {
             // Bindings the compiler makes for `?` and `for` are not the user's.
-            if info.source_info.span.desugaring_kind().is_some() {
+            let declared = match &info.value {
+                mir::VarDebugInfoContents::Place(place) => {
+                    mir.local_decls[place.local].source_info.span
+                }
+                _ => info.source_info.span,
+            };
+            let span = info.source_info.span;
+            // (`?` names its value `val` over the span of the whole `x?`: a binding the
+            // user wrote is named by its own identifier.)
+            let written = self
+                .tcx
+                .sess
+                .source_map()
+                .span_to_snippet(span)
+                .map_or(true, |text| text.ends_with(info.name.as_str()));
+            let desugared = !written
+                || span.desugaring_kind().is_some()
+                || declared.desugaring_kind().is_some()
+                || span.is_dummy()
+                || matches!(
+                    span.ctxt().outer_expn_data().kind,
+                    rustc_span::ExpnKind::Desugaring(_)
+                );
+            if desugared {
                 continue;
             }
             if let mir::VarDebugInfoContents::Place(place) = &info.value {
@@ -864,6 +916,33 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
                         }
                     }
                 }
+                // `match NonNull::new(p)` and `NonNull::new(p)?`: on the side of the
+                // variant that means null, nothing was allocated.
+                if let Some((pointer, null)) = cond
+                    .and_then(|c| self.discriminants.get(&c))
+                    .and_then(|e| self.null_variants.get(e))
+                    .copied()
+                {
+                    let explicit: Vec<u128> = targets.iter().map(|(v, _)| v).collect();
+                    for (value, target) in targets.iter() {
+                        if value == u128::from(null) {
+                            self.prologue(
+                                b.id,
+                                block(target),
+                                Op::AssumeNull { value: pointer },
+                                span,
+                            );
+                        }
+                    }
+                    if !explicit.contains(&u128::from(null)) {
+                        self.prologue(
+                            b.id,
+                            block(targets.otherwise()),
+                            Op::AssumeNull { value: pointer },
+                            span,
+                        );
+                    }
+                }
                 // A test of a `bool` (`0` or anything else) goes to its true side first,
                 // as an `if` reads.
                 let to: Vec<BlockId> = match targets.iter().collect::<Vec<_>>().as_slice() {
@@ -1017,18 +1096,35 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
     /// Every return of the body gives back what the body returns: the returned value
     /// escapes to the caller, with every part of a returned struct, tuple or array that
     /// holds memory.
-    fn finish_returns(&mut self, b: &mut BodyCx<'tcx>) {
+    ///
+    /// A return taken from the blocks it jumped through (`sources`) gives back what the
+    /// last of them returns that is no mere join of what the paths into it built
+    /// (`joins`): what its own path built.
+    fn finish_returns(
+        &mut self,
+        b: &mut BodyCx<'tcx>,
+        sources: &FxHashMap<usize, Vec<usize>>,
+        joins: &FxHashSet<(usize, ValueId)>,
+    ) {
         for k in 0..self.bodies[b.id.0 as usize].blocks.len() {
             let block = &self.bodies[b.id.0 as usize].blocks[k];
             if !matches!(block.term, Terminator::Return { .. }) {
                 continue;
             }
             let span = block.term_span;
-            let Some(v) = b
-                .exits
-                .get(&BasicBlock::from_usize(k))
-                .and_then(|e| e.first().copied())
-            else {
+            let returned_at = |bb: usize| {
+                b.exits
+                    .get(&BasicBlock::from_usize(bb))
+                    .and_then(|e| e.first().copied())
+            };
+            // Along the jumps, the last value that is not a join of other paths'.
+            let mut v = returned_at(k);
+            for &t in sources.get(&k).map(Vec::as_slice).unwrap_or_default() {
+                if let Some(tv) = returned_at(t).filter(|&tv| !joins.contains(&(t, tv))) {
+                    v = Some(tv);
+                }
+            }
+            let Some(v) = v else {
                 continue;
             };
             let value = self.returned(v);
