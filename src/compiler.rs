@@ -108,7 +108,7 @@ fn check_with(
         } => {
             let manifest = match manifest_path {
                 Some(path) => path.clone(),
-                None => find_manifest()?,
+                None => crate::workspace::find_manifest()?,
             };
             let project = Project::load(&manifest)?;
             let mut args: Vec<String> = Vec::new();
@@ -136,13 +136,7 @@ fn check_with(
     };
     let mut findings = run.findings;
     let sources = run.sources;
-    fn shown<'a>(sources: &'a SourceMap, f: &'a Finding) -> (Option<&'a str>, u32, u32, &'a str) {
-        let span = f.diagnostic.primary.span;
-        let name = sources.try_get(span.file).map(|file| file.display.as_str());
-        (name, span.lo, span.hi, f.diagnostic.message.as_str())
-    }
-    findings.sort_by(|a, b| shown(&sources, a).cmp(&shown(&sources, b)));
-    findings.dedup_by(|a, b| a.diagnostic == b.diagnostic);
+    crate::driver::sort_findings(&sources, &mut findings);
     Ok((
         Checked {
             sources,
@@ -712,26 +706,6 @@ fn missing_findings(target: &str, sources: &mut SourceMap) -> Diagnostic {
     )
     .with_note("cargo compiled the crate, but the driver wrote no findings for it")
     .with_help("run `cargo clean` in the project's `target/tensor-lint` folder and check again")
-}
-
-/// The nearest `Cargo.toml` from the current directory upwards, as cargo finds it.
-fn find_manifest() -> Result<PathBuf, ToolError> {
-    let cwd = std::env::current_dir()
-        .map_err(|e| ToolError::io("cannot read the current directory".into(), e))?;
-    cwd.ancestors()
-        .map(|dir| dir.join("Cargo.toml"))
-        .find(|candidate| candidate.is_file())
-        .ok_or_else(|| {
-            ToolError::usage(
-                format!(
-                    "could not find `Cargo.toml` in `{}` or any parent directory",
-                    cwd.display()
-                ),
-                Some(
-                    "pass `--manifest-path PATH`, or `.rs` files to check them on their own".into(),
-                ),
-            )
-        })
 }
 
 /// `LD_LIBRARY_PATH` with the toolchain's libraries first: the driver links the

@@ -382,16 +382,21 @@ fn check_units(
             });
         }
     }
-    // By the file's name as shown, not its number: the order files were mounted in (the
-    // order of `mod` declarations, of loose files) does not change the output.
+    sort_findings(&sources, &mut findings);
+    (sources, findings)
+}
+
+/// Puts findings in the order they are shown, without duplicates: by the file's name as
+/// shown, not its number (the order files were mounted in, of `mod` declarations or
+/// loose files, does not change the output), then place and message.
+pub(crate) fn sort_findings(sources: &SourceMap, findings: &mut Vec<Finding>) {
     fn shown<'a>(sources: &'a SourceMap, f: &'a Finding) -> (Option<&'a str>, u32, u32, &'a str) {
         let span = f.diagnostic.primary.span;
         let name = sources.try_get(span.file).map(|file| file.display.as_str());
         (name, span.lo, span.hi, f.diagnostic.message.as_str())
     }
-    findings.sort_by(|a, b| shown(&sources, a).cmp(&shown(&sources, b)));
+    findings.sort_by(|a, b| shown(sources, a).cmp(&shown(sources, b)));
     findings.dedup_by(|a, b| a.diagnostic == b.diagnostic);
-    (sources, findings)
 }
 
 /// The note of each cargo package whose `src/` holds files no checked target mounts, by

@@ -236,7 +236,7 @@ fn selected_target(kinds: &[TargetKind], all_targets: bool) -> bool {
 }
 
 /// The nearest `Cargo.toml` from the current directory upwards, as cargo finds it.
-fn find_manifest() -> Result<PathBuf, ToolError> {
+pub(crate) fn find_manifest() -> Result<PathBuf, ToolError> {
     let cwd = std::env::current_dir()
         .map_err(|e| ToolError::io("cannot read the current directory".into(), e))?;
     cwd.ancestors()

@@ -17,116 +17,28 @@
 //! `TENSOR_LINT_BLESS=1 cargo test --test ui_compiler` rewrites the compiler fixtures'
 //! expectations and the list.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod common;
 
-fn repo_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+use std::path::{Path, PathBuf};
+
+use common::ui::{bless, check_expectations, diff, fixtures_in, repo_root};
 
 const PARITY: &str = "fixtures/ui/compiler-parity.txt";
-
-/// The `.rs` files directly inside each folder of `dir`, sorted.
-fn fixtures_in(dir: &Path) -> Vec<PathBuf> {
-    let mut found = Vec::new();
-    let mut groups: Vec<PathBuf> = std::fs::read_dir(dir)
-        .expect("fixture folder exists")
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.is_dir())
-        .collect();
-    groups.sort();
-    for group in groups {
-        for case in std::fs::read_dir(&group)
-            .expect("readable fixture folder")
-            .flatten()
-        {
-            let case = case.path();
-            if case.extension().is_some_and(|e| e == "rs") {
-                found.push(case);
-            }
-        }
-    }
-    found.sort();
-    found
-}
-
-fn extra_args(source: &str) -> Vec<String> {
-    source
-        .lines()
-        .take_while(|l| l.starts_with("//@"))
-        .filter_map(|l| l.strip_prefix("//@ args:"))
-        .flat_map(|args| {
-            args.split_whitespace()
-                .map(String::from)
-                .collect::<Vec<_>>()
-        })
-        .collect()
-}
 
 /// What the linter prints on stderr for one fixture with the compiler front end,
 /// followed by its exit status.
 fn run_fixture(case: &Path) -> String {
-    let relative = case
-        .strip_prefix(repo_root())
-        .expect("fixture inside the repository");
-    let source = std::fs::read_to_string(case).unwrap_or_default();
-    let output = Command::new(env!("CARGO_BIN_EXE_cargo-tensor-lint"))
-        .current_dir(repo_root())
-        .args(["--front-end", "compiler", "--color=never"])
-        .args(extra_args(&source))
-        .arg(relative)
-        .env_remove("CLICOLOR_FORCE")
-        .output()
-        .expect("the linter runs");
-    let mut text = String::from_utf8_lossy(&output.stderr).into_owned();
-    text.push_str(&format!(
-        "exit status: {}\n",
-        output.status.code().unwrap_or(-1)
-    ));
-    text
+    common::ui::run_fixture(case, COMPILER)
 }
 
-fn diff(expected: &str, actual: &str, name: &Path) -> String {
-    let diff = similar::TextDiff::from_lines(expected, actual);
-    let mut shown = format!("\n=== {} (- expected, + actual)\n", name.display());
-    for change in diff.iter_all_changes() {
-        let sign = match change.tag() {
-            similar::ChangeTag::Delete => '-',
-            similar::ChangeTag::Insert => '+',
-            similar::ChangeTag::Equal => ' ',
-        };
-        shown.push(sign);
-        shown.push_str(change.as_str().unwrap_or(""));
-        if !change.as_str().unwrap_or("").ends_with('\n') {
-            shown.push('\n');
-        }
-    }
-    shown
-}
-
-fn bless() -> bool {
-    std::env::var_os("TENSOR_LINT_BLESS").is_some_and(|v| v != "0")
-}
+/// The arguments that select the compiler front end.
+const COMPILER: &[&str] = &["--front-end", "compiler"];
 
 #[test]
 fn compiler_fixtures_match_their_expected_output() {
     let cases = fixtures_in(&repo_root().join("fixtures/ui/compiler"));
     assert!(!cases.is_empty(), "no compiler UI fixtures found");
-    let mut failures = Vec::new();
-    for case in &cases {
-        let actual = run_fixture(case);
-        let expected_path = case.with_extension("stderr");
-        let expected = std::fs::read_to_string(&expected_path).unwrap_or_default();
-        if actual == expected {
-            continue;
-        }
-        if bless() {
-            std::fs::write(&expected_path, &actual).expect("writable fixture folder");
-            continue;
-        }
-        failures.push(diff(&expected, &actual, &expected_path));
-    }
+    let failures = check_expectations(&cases, COMPILER);
     assert!(
         failures.is_empty(),
         "{} of {} compiler UI fixtures differ; run `TENSOR_LINT_BLESS=1 cargo test --test ui_compiler` to accept the new output{}",

@@ -383,26 +383,40 @@ fn dies_under_returned_view(
     if handed_on {
         return false;
     }
-    let returned: Vec<ValueId> = body
-        .blocks
+    let returned = returned_values(ir);
+    !returned.is_empty() && raw_views_of(ir, points_to, derived, &returned, *root)
+}
+
+/// The values the function's returns give back.
+fn returned_values(ir: &FnIr) -> Vec<ValueId> {
+    ir.bodies
+        .first()
+        .map(|body| {
+            body.blocks
+                .iter()
+                .filter_map(|b| b.term.returned())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Whether each of `values` reaches only `root`, through a view made from a raw pointer.
+fn raw_views_of(
+    ir: &FnIr,
+    points_to: &PointsTo,
+    derived: &Derivations,
+    values: &[ValueId],
+    root: crate::ir::RootId,
+) -> bool {
+    values
         .iter()
-        .filter_map(|b| b.term.returned())
-        .collect();
-    !returned.is_empty()
-        && returned
-            .iter()
-            .all(|&v| points_to.roots(v) == [*root] && through_raw_pointer(ir, derived, v))
+        .all(|&v| points_to.roots(v) == [root] && through_raw_pointer(ir, derived, v))
 }
 
 /// The parameter whose owner, moved into the function and dropped in it, every
 /// return gives back a view of, made through a raw pointer.
 fn view_of_dropped_owner(ir: &FnIr, points_to: &PointsTo, derived: &Derivations) -> Option<usize> {
-    let body = ir.bodies.first()?;
-    let returned: Vec<ValueId> = body
-        .blocks
-        .iter()
-        .filter_map(|b| b.term.returned())
-        .collect();
+    let returned = returned_values(ir);
     let first = *returned.first()?;
     let [root] = points_to.roots(first) else {
         return None;
@@ -411,9 +425,7 @@ fn view_of_dropped_owner(ir: &FnIr, points_to: &PointsTo, derived: &Derivations)
     let (RootOrigin::Param(i), ReleasedBy::Drop) = (&r.origin, &r.released_by) else {
         return None;
     };
-    let all_views = returned
-        .iter()
-        .all(|&v| points_to.roots(v) == [*root] && through_raw_pointer(ir, derived, v));
+    let all_views = raw_views_of(ir, points_to, derived, &returned, *root);
     let dropped = ir.stmts().any(|(_, _, st)| {
         matches!(&st.op, Op::Release { value, how: ReleaseKind::ScopeEnd | ReleaseKind::Drop }
             if points_to.roots(*value).contains(root))

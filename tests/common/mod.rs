@@ -2,6 +2,8 @@
 
 #![allow(dead_code)] // each test crate uses its own part of this module
 
+pub mod ui;
+
 use std::path::PathBuf;
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};

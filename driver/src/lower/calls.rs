@@ -84,7 +84,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 (v, Some(loc))
             }
         };
-        if self.iterator_protocol(b, func, &lowered, dst, destination, span) {
+        if self.std_protocol(b, func, &lowered, dst, destination, span) {
             return;
         }
         match self.resolve(func) {
@@ -250,8 +250,12 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         out
     }
 
-    /// `Iterator::next` and `IntoIterator::into_iter`: how `for` loops take their items.
-    fn iterator_protocol(
+    /// Calls of the standard library the lowering follows by what they mean rather
+    /// than through a model row: how `for` loops take their items (`IntoIterator::
+    /// into_iter`, `Iterator::next`), `Option::ok_or`, indexing of vectors, `Arc::clone`,
+    /// the count of items through iterator adapters, and `?` (`Try::branch`). Returns
+    /// whether the call was lowered here.
+    fn std_protocol(
         &mut self,
         b: &BodyCx<'tcx>,
         func: &mir::Operand<'tcx>,
@@ -830,14 +834,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 ty::Ref(_, _, ty::Mutability::Mut) | ty::RawPtr(_, ty::Mutability::Mut)
             );
             if mutable && self.value(slot).ty == TyClass::RawPtr {
-                let name = self.display_name(slot);
-                let elem = self
-                    .value_types
-                    .get(&slot)
-                    .and_then(|t| types::element_of(self.tcx, *t))
-                    .unwrap_or(self.tcx.types.u8);
-                let root =
-                    self.new_root(&name, RootOrigin::Unknown, elem, ReleasedBy::NotOwned, span);
+                let root = self.slot_root(slot, RootOrigin::Unknown, ReleasedBy::NotOwned, span);
                 self.emit(b, Op::Load { dst: slot, root }, span);
                 self.nulls.remove(&slot);
             }
@@ -850,16 +847,28 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         }
     }
 
-    /// Variable `slot` holds, from here on, memory that was elsewhere: a root of its own
-    /// that this function does not owe.
-    fn reload(&mut self, b: &BodyCx<'tcx>, slot: ValueId, span: Span) {
+    /// A root for what variable `slot` comes to hold through a pointer to it (an
+    /// out-parameter, a swap), named after the variable, of the elements its type reaches.
+    pub(crate) fn slot_root(
+        &mut self,
+        slot: ValueId,
+        origin: RootOrigin,
+        released_by: ReleasedBy,
+        span: Span,
+    ) -> tensor_lint_analyzer::ir::RootId {
         let name = self.display_name(slot);
         let elem = self
             .value_types
             .get(&slot)
             .and_then(|t| types::element_of(self.tcx, *t))
             .unwrap_or(self.tcx.types.u8);
-        let root = self.new_root(&name, RootOrigin::Unknown, elem, ReleasedBy::NotOwned, span);
+        self.new_root(&name, origin, elem, released_by, span)
+    }
+
+    /// Variable `slot` holds, from here on, memory that was elsewhere: a root of its own
+    /// that this function does not owe.
+    fn reload(&mut self, b: &BodyCx<'tcx>, slot: ValueId, span: Span) {
+        let root = self.slot_root(slot, RootOrigin::Unknown, ReleasedBy::NotOwned, span);
         self.emit(b, Op::Load { dst: slot, root }, span);
         self.nulls.remove(&slot);
         let kind = match self.value(slot).ty {

@@ -152,13 +152,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 let Some(body) = closure_body(self, 0) else {
                     return;
                 };
-                let handle = self.new_value(
-                    Some("scope".into()),
-                    ValueKind::ScopeHandle,
-                    TyClass::Unknown,
-                    span,
-                );
-                self.lower_pending_closure(body, &[Some(handle)]);
+                self.lower_with_scope_handle(body, span);
                 let mut tasks = vec![Task {
                     body,
                     iteration: None,
@@ -180,13 +174,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 else {
                     return;
                 };
-                let handle = self.new_value(
-                    Some("scope".into()),
-                    ValueKind::ScopeHandle,
-                    TyClass::Unknown,
-                    span,
-                );
-                self.lower_pending_closure(body, &[Some(handle)]);
+                self.lower_with_scope_handle(body, span);
                 let iteration = self.enclosing_iteration(b);
                 self.emit(
                     b,
@@ -436,6 +424,18 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         {
             self.loop_iterations.insert((b.id, l.header), iteration);
         }
+    }
+
+    /// Lowers closure `body`, given a handle of its scope (the closure of
+    /// `rayon::scope`/`thread::scope`, or one spawned on it).
+    fn lower_with_scope_handle(&mut self, body: BodyId, span: Span) {
+        let handle = self.new_value(
+            Some("scope".into()),
+            ValueKind::ScopeHandle,
+            TyClass::Unknown,
+            span,
+        );
+        self.lower_pending_closure(body, &[Some(handle)]);
     }
 
     /// A name to show for a value in symbols.

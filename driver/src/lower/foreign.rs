@@ -22,7 +22,6 @@ use tensor_lint_analyzer::models::foreign::{self, Foreign, ForeignFn, ForeignTy}
 use tensor_lint_analyzer::source::Span;
 
 use super::calls::Arg;
-use super::types;
 use super::{BodyCx, FnLowerer};
 use crate::files::Files;
 
@@ -265,19 +264,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             // Stored somewhere this function does not name: not its to release.
             return;
         };
-        let name = self.display_name(slot);
-        let elem = self
-            .value_types
-            .get(&slot)
-            .and_then(|t| types::element_of(self.tcx, *t))
-            .unwrap_or(self.tcx.types.u8);
-        let root = self.new_root(
-            &name,
-            RootOrigin::Alloc,
-            elem,
-            ReleasedBy::Function(release),
-            span,
-        );
+        let root = self.slot_root(slot, RootOrigin::Alloc, ReleasedBy::Function(release), span);
         self.roots[root.0 as usize].held_from_use = true;
         self.emit(
             b,

@@ -339,26 +339,30 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
     /// Gives each root made for an unnamed value the name of the first variable that
     /// comes to hold it (`session` of `let session = create()?`).
     fn name_roots(&mut self) {
-        let mut unnamed: Vec<RootId> = self.unnamed_roots.iter().copied().collect();
-        unnamed.sort();
-        for root in unnamed {
-            let name = self
-                .bodies
-                .iter()
-                .flat_map(|body| &body.blocks)
-                .flat_map(|block| &block.stmts)
-                .find_map(|stmt| {
-                    let (Op::Assign { dst, .. } | Op::View { dst, .. }) = &stmt.op else {
-                        return None;
-                    };
-                    let value = &self.values[dst.0 as usize];
-                    let name = value.name.as_deref()?;
-                    let plain = name.chars().all(|c| c.is_alphanumeric() || c == '_');
-                    (plain && value.kind.root() == Some(root)).then(|| name.to_string())
-                });
-            if let Some(name) = name {
-                self.roots[root.0 as usize].name = name;
+        if self.unnamed_roots.is_empty() {
+            return;
+        }
+        let mut names: FxHashMap<RootId, String> = FxHashMap::default();
+        let stmts = self
+            .bodies
+            .iter()
+            .flat_map(|body| &body.blocks)
+            .flat_map(|block| &block.stmts);
+        for stmt in stmts {
+            let (Op::Assign { dst, .. } | Op::View { dst, .. }) = &stmt.op else {
+                continue;
+            };
+            let value = &self.values[dst.0 as usize];
+            let (Some(name), Some(root)) = (value.name.as_deref(), value.kind.root()) else {
+                continue;
+            };
+            let plain = name.chars().all(|c| c.is_alphanumeric() || c == '_');
+            if plain && self.unnamed_roots.contains(&root) {
+                names.entry(root).or_insert_with(|| name.to_string());
             }
+        }
+        for (root, name) in names {
+            self.roots[root.0 as usize].name = name;
         }
     }
 

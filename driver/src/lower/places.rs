@@ -313,17 +313,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             let PlaceElem::Field(f, field_ty) = elem else {
                 return None;
             };
-            let ty::Adt(adt, _) = ty.kind() else {
-                return None;
-            };
-            if !adt.is_struct() {
-                return None;
-            }
-            let layout = tcx.layout_of(self.env.as_query_input(ty)).ok()?;
-            if f.as_usize() >= layout.fields.count() {
-                return None;
-            }
-            offset += layout.fields.offset(f.as_usize()).bytes();
+            offset += types::field_offset(tcx, self.env, ty, f.as_usize())?;
             ty = field_ty;
         }
         if !types::plain_data(tcx, self.env, ty) {
@@ -381,9 +371,14 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             (Some(PlaceElem::Field(f, _)), None) => f.as_usize(),
             _ => return None,
         };
+        self.captured_variable(b, field)
+    }
+
+    /// The name of the variable a closure body's capture `k` (upvar `k`) is.
+    fn captured_variable(&self, b: &BodyCx<'tcx>, k: usize) -> Option<String> {
         let def = b.mir.source.def_id().as_local()?;
         let captures = self.tcx.closure_captures(def);
-        captures.get(field).map(|c| c.var_ident.name.to_string())
+        captures.get(k).map(|c| c.var_ident.name.to_string())
     }
 
     /// How the user writes a place that ends in a field (`stats.pushed`, through any
@@ -404,21 +399,11 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             }
             if let Some(PlaceElem::Field(f, _)) = place.projection.get(skip) {
                 // The variable the closure captured, as the user named it.
-                let captures = b
-                    .mir
-                    .source
-                    .def_id()
-                    .as_local()
-                    .map(|def| self.tcx.closure_captures(def))
-                    .unwrap_or_default();
-                name = captures
-                    .get(f.as_usize())
-                    .map(|c| c.var_ident.name.to_string())
-                    .or_else(|| {
-                        b.upvars
-                            .get(f.as_usize())
-                            .and_then(|&u| self.value(u).name.clone())
-                    });
+                name = self.captured_variable(b, f.as_usize()).or_else(|| {
+                    b.upvars
+                        .get(f.as_usize())
+                        .and_then(|&u| self.value(u).name.clone())
+                });
                 skip += 1;
             }
         }
@@ -460,27 +445,17 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         field: usize,
         field_ty: Ty<'tcx>,
     ) -> View {
-        let tcx = self.tcx;
-        let struct_bytes = region.elem_bytes == 1
-            && base_ty.ty_adt_def().is_some_and(|a| a.is_struct())
-            && region.dims.len() == 1;
-        if !struct_bytes {
+        if region.elem_bytes != 1 || region.dims.len() != 1 {
             return region;
         }
-        let Ok(layout) = tcx.layout_of(self.env.as_query_input(base_ty)) else {
-            return region;
-        };
-        let size = types::size_of(tcx, self.env, field_ty);
-        match (field < layout.fields.count(), size) {
-            (true, Some(size)) => {
-                let at = layout.fields.offset(field).bytes();
-                View {
-                    root: region.root,
-                    elem_bytes: 1,
-                    offset: &region.offset + &Expr::int(i64::try_from(at).unwrap_or(0)),
-                    dims: vec![Dim::new(Expr::int(i64::try_from(size).unwrap_or(0)), 1)],
-                }
-            }
+        let at = types::field_offset(self.tcx, self.env, base_ty, field);
+        match (at, types::size_of(self.tcx, self.env, field_ty)) {
+            (Some(at), Some(size)) => View {
+                root: region.root,
+                elem_bytes: 1,
+                offset: &region.offset + &Expr::int(i64::try_from(at).unwrap_or(0)),
+                dims: vec![Dim::new(Expr::int(i64::try_from(size).unwrap_or(0)), 1)],
+            },
             _ => region,
         }
     }

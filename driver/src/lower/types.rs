@@ -173,6 +173,20 @@ pub(crate) fn owns_memory<'tcx>(tcx: TyCtxt<'tcx>, ty: Ty<'tcx>) -> bool {
     }
 }
 
+/// The byte offset of field `field` of struct `ty`, where the compiler laid it out.
+pub(crate) fn field_offset<'tcx>(
+    tcx: TyCtxt<'tcx>,
+    env: TypingEnv<'tcx>,
+    ty: Ty<'tcx>,
+    field: usize,
+) -> Option<u64> {
+    if !ty.ty_adt_def().is_some_and(|a| a.is_struct()) {
+        return None;
+    }
+    let layout = tcx.layout_of(env.as_query_input(ty)).ok()?;
+    (field < layout.fields.count()).then(|| layout.fields.offset(field).bytes())
+}
+
 /// Size in bytes of `ty`, from its layout; `None` for unsized or generic types whose
 /// layout depends on what the caller picks.
 pub(crate) fn size_of<'tcx>(tcx: TyCtxt<'tcx>, env: TypingEnv<'tcx>, ty: Ty<'tcx>) -> Option<u64> {
