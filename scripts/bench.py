@@ -1,32 +1,56 @@
 #!/usr/bin/env python3
-"""Speed of tensor-lint against `cargo check` and `cargo clippy` on the same crates.
+"""Speed and memory of tensor-lint against `cargo check` and `cargo clippy`.
 
-For each crate (downloaded by lintcheck into the git-ignored lintcheck/crates/): the
-release `cargo tensor-lint` (best of five runs), then `cargo check` and `cargo clippy`
-from a clean target directory (dependencies downloaded beforehand, so only compiling is
-timed). Prints a Markdown table with times, ratios, lines per second and peak memory,
-then the cost on 1x, 2x and 4x copies of the corpus to show it grows linearly.
+The compiler front end (the default table): on ndarray, candle-core and burn-ndarray
+(downloaded by lintcheck into the git-ignored lintcheck/crates/, copied into a scratch
+folder so the edits below never touch them), each of
 
-usage: scripts/bench.py [--no-cargo]    (--no-cargo skips check/clippy)
+    cargo check, cargo clippy, cargo tensor-lint --front-end compiler
+
+is timed under the pinned toolchain
+
+  - cold: from an empty target folder (dependencies downloaded beforehand, so only
+    compiling and analysing are timed), and
+    (clippy with `--cap-lints warn`, as tensor-lint fails on no lint of rustc's), and
+  - after a one-line edit: one function appended to the crate's `lib.rs`, a new body
+    each run, in a target folder the cold run filled.
+
+The three commands run in turn, A B C A B C ..., so that a drift of the machine's
+speed falls on all three alike; the table gives each figure's median, the ratio of
+tensor-lint to `cargo check` and the peak memory of the largest process (GNU time's
+maximum resident set size, over the command and its children).
+
+`--syntax` prints instead the older table of the syntax front end: lines a second on
+the same crates, and on 1x, 2x and 4x copies of ndarray to show it grows linearly.
+
+usage: scripts/bench.py [--crate NAME-VERSION ...] [--cold-runs N] [--edit-runs N] [--syntax]
 """
 
 import argparse
 import os
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-CRATES = ["ndarray-0.16.1", "rayon-1.10.0"]
+CRATES = ["ndarray-0.16.1", "candle-core-0.8.4", "burn-ndarray-0.22.1"]
 LINES = re.compile(r"^\s*(\d+) files?, (\d+) lines")
+EDIT_MARK = "\n// tensor-lint bench edit\n"
+
+
+def channel() -> str:
+    with open(ROOT / "rust-toolchain.toml", "rb") as f:
+        return tomllib.load(f)["toolchain"]["channel"]
 
 
 def timed(cmd: list[str], cwd: Path | None = None, env: dict | None = None) -> tuple[float, int, str]:
-    """Wall seconds, peak RSS in MiB (of the command and its children, by GNU time), stderr."""
+    """Wall seconds, peak RSS in MiB (of the largest process, by GNU time), stderr."""
     with tempfile.NamedTemporaryFile("r", suffix=".time") as report:
         started = time.monotonic()
         proc = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", report.name, *cmd], cwd=cwd, env=env,
@@ -38,71 +62,133 @@ def timed(cmd: list[str], cwd: Path | None = None, env: dict | None = None) -> t
     return elapsed, peak_kib // 1024, proc.stderr
 
 
-def lint(binary: Path, manifest: Path, extra: list[str] = ()) -> tuple[float, int, int]:
-    best, peak, lines = float("inf"), 0, 0
-    for _ in range(5):
-        seconds, rss, err = timed([str(binary), "--manifest-path", str(manifest), "--timings", *extra])
-        best, peak = min(best, seconds), max(peak, rss)
-        for line in err.splitlines():
-            if m := LINES.match(line):
-                lines = int(m.group(2))
-    return best, peak, lines
+class Tool:
+    """One of the three commands, in a target folder of its own."""
+
+    def __init__(self, name: str, cmd: list[str], target: Path, env: dict):
+        self.name, self.cmd, self.target = name, cmd, target
+        self.env = dict(env, CARGO_TARGET_DIR=str(target))
+        self.cold: list[tuple[float, int]] = []
+        self.edit: list[tuple[float, int]] = []
+
+    def run(self, cwd: Path) -> tuple[float, int]:
+        seconds, peak, _ = timed(self.cmd, cwd=cwd, env=self.env)
+        return seconds, peak
 
 
-def cargo_from_clean(sub: str, manifest: Path, target: Path) -> tuple[float, int]:
-    shutil.rmtree(target, ignore_errors=True)
-    env = dict(os.environ, CARGO_TARGET_DIR=str(target))
-    seconds, rss, _ = timed(["cargo", sub, "-q", "--manifest-path", str(manifest)], env=env)
-    return seconds, rss
+def edit(lib: Path, original: str, k: int) -> None:
+    """The one-line edit: a function with a new body each time."""
+    lib.write_text(original + EDIT_MARK + f"pub fn tensor_lint_bench_edit() -> u64 {{ {k} }}\n")
 
 
-def copies(crate_dir: Path, n: int, into: Path) -> Path:
-    """A workspace of `n` copies of a crate's sources as separate packages."""
-    shutil.rmtree(into, ignore_errors=True)
-    into.mkdir(parents=True)
-    members = []
-    for k in range(n):
-        member = into / f"copy{k}"
-        shutil.copytree(crate_dir / "src", member / "src")
-        (member / "Cargo.toml").write_text(f'[package]\nname = "copy{k}"\nversion = "0.1.0"\nedition = "2021"\n')
-        members.append(f'"copy{k}"')
-    (into / "Cargo.toml").write_text(f"[workspace]\nmembers = [{', '.join(members)}]\nresolver = \"2\"\n")
-    return into / "Cargo.toml"
+def median(samples: list[tuple[float, int]], index: int) -> float:
+    return statistics.median(s[index] for s in samples)
+
+
+def compiler_table(binary: Path, crates: list[str], cold_runs: int, edit_runs: int, scratch: Path) -> None:
+    env = dict(os.environ, RUSTUP_TOOLCHAIN=channel(), CARGO_TERM_COLOR="never")
+    print(f"toolchain {channel()}; medians of {cold_runs} cold runs and {edit_runs} runs after an edit;"
+          " peak = largest process", flush=True)
+    print()
+    print("| crate | | cargo check | cargo clippy | tensor-lint | tensor-lint / check |"
+          " tensor-lint − check |")
+    print("|---|---|---:|---:|---:|---:|---:|")
+    for crate in crates:
+        source = ROOT / "lintcheck" / "crates" / crate
+        work = scratch / crate
+        shutil.rmtree(work, ignore_errors=True)
+        shutil.copytree(source, work)
+        manifest = work / "Cargo.toml"
+        subprocess.run(["cargo", "fetch", "-q", "--manifest-path", str(manifest)], env=env, check=True)
+        lib = work / "src" / "lib.rs"
+        original = lib.read_text()
+        tools = [
+            Tool("check", ["cargo", "check", "-q"], scratch / "target-check", env),
+            Tool("clippy", ["cargo", "clippy", "-q", "--", "--cap-lints", "warn"], scratch / "target-clippy", env),
+            Tool("tensor-lint", [str(binary), "--front-end", "compiler"], scratch / "target-tl", env),
+        ]
+        for _ in range(cold_runs):
+            lib.write_text(original)
+            for tool in tools:
+                shutil.rmtree(tool.target, ignore_errors=True)
+                tool.cold.append(tool.run(work))
+        for k in range(edit_runs):
+            edit(lib, original, k)
+            for tool in tools:
+                tool.edit.append(tool.run(work))
+        lib.write_text(original)
+        check = tools[0]
+        lint = tools[2]
+        for label, pick in (("cold, s", lambda t: t.cold), ("after an edit, s", lambda t: t.edit)):
+            cells = [f"{median(pick(t), 0):.2f}" for t in tools]
+            ratio = median(pick(lint), 0) / median(pick(check), 0)
+            extra = median(pick(lint), 0) - median(pick(check), 0)
+            print(f"| {crate} | {label} | {' | '.join(cells)} | {ratio:.2f} | {extra:+.2f} s |", flush=True)
+        peaks = [max(p for _, p in t.cold + t.edit) for t in tools]
+        print(f"| {crate} | peak MiB | {' | '.join(str(p) for p in peaks)} | {peaks[2] / peaks[0]:.2f} | |",
+              flush=True)
+        for tool in tools:
+            shutil.rmtree(tool.target, ignore_errors=True)
+
+
+def syntax_table(binary: Path, crates: list[str], scratch: Path) -> None:
+    def lint(manifest: Path, extra: list[str] = ()) -> tuple[float, int]:
+        best, lines = float("inf"), 0
+        for _ in range(5):
+            seconds, _, err = timed([str(binary), "--front-end", "syntax", "--manifest-path", str(manifest),
+                                     "--timings", *extra])
+            best = min(best, seconds)
+            for line in err.splitlines():
+                if m := LINES.match(line):
+                    lines = int(m.group(2))
+        return best, lines
+
+    print("| crate | lines | tensor-lint (syntax) | lines/s |")
+    print("|---|---:|---:|---:|")
+    for crate in crates:
+        seconds, lines = lint(ROOT / "lintcheck" / "crates" / crate / "Cargo.toml")
+        print(f"| {crate} | {lines} | {seconds:.2f} s | {lines / seconds:,.0f} |", flush=True)
+    source = ROOT / "lintcheck" / "crates" / crates[0]
+    for n in (1, 2, 4):
+        into = scratch / f"x{n}"
+        shutil.rmtree(into, ignore_errors=True)
+        into.mkdir(parents=True)
+        members = []
+        for k in range(n):
+            member = into / f"copy{k}"
+            shutil.copytree(source / "src", member / "src")
+            (member / "Cargo.toml").write_text(f'[package]\nname = "copy{k}"\nversion = "0.1.0"\n'
+                                               'edition = "2021"\n')
+            members.append(f'"copy{k}"')
+        (into / "Cargo.toml").write_text(f"[workspace]\nmembers = [{', '.join(members)}]\nresolver = \"2\"\n")
+        seconds, lines = lint(into / "Cargo.toml", ["--workspace"])
+        print(f"| {n}× {crates[0]} | {lines} | {seconds:.2f} s | {lines / seconds:,.0f} |", flush=True)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--no-cargo", action="store_true", help="skip cargo check and cargo clippy")
+    parser.add_argument("--crate", action="append", help="NAME-VERSION of a crate lintcheck pins (repeatable)")
+    parser.add_argument("--cold-runs", type=int, default=3)
+    parser.add_argument("--edit-runs", type=int, default=5)
+    parser.add_argument("--syntax", action="store_true", help="the syntax front end's table instead")
+    parser.add_argument("--binary", help="a built cargo-tensor-lint (default: build the release one)")
     args = parser.parse_args()
+    crates = args.crate or CRATES
     subprocess.run([sys.executable, str(ROOT / "lintcheck" / "lintcheck.py"), "--download-only"], check=True,
                    stdout=subprocess.DEVNULL)
-    subprocess.run(["cargo", "build", "--release", "--locked", "-q"], cwd=ROOT, check=True)
-    binary = ROOT / "target" / "release" / "cargo-tensor-lint"
+    if args.binary:
+        binary = Path(args.binary).resolve()
+    else:
+        subprocess.run(["cargo", "build", "--release", "--locked", "-q"], cwd=ROOT, check=True)
+        binary = ROOT / "target" / "release" / "cargo-tensor-lint"
     scratch = Path(tempfile.mkdtemp(prefix="tensor-lint-bench-"))
-    print("| crate | lines | tensor-lint | lines/s | peak MiB | cargo check | ratio | peak MiB | cargo clippy | ratio |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for crate in CRATES:
-        manifest = ROOT / "lintcheck" / "crates" / crate / "Cargo.toml"
-        seconds, peak, lines = lint(binary, manifest)
-        row = f"| {crate} | {lines} | {seconds:.2f} s | {lines / seconds:,.0f} | {peak} |"
-        if args.no_cargo:
-            row += " – | – | – | – | – |"
+    try:
+        if args.syntax:
+            syntax_table(binary, crates, scratch)
         else:
-            subprocess.run(["cargo", "fetch", "-q", "--manifest-path", str(manifest)], check=True)
-            check, check_rss = cargo_from_clean("check", manifest, scratch / "target-check")
-            clippy, _ = cargo_from_clean("clippy", manifest, scratch / "target-clippy")
-            row += (f" {check:.1f} s | {check / seconds:.0f}× | {check_rss} | {clippy:.1f} s"
-                    f" | {clippy / seconds:.0f}× |")
-        print(row, flush=True)
-    print()
-    print("| corpus | lines | tensor-lint | lines/s |")
-    print("|---|---:|---:|---:|")
-    source = ROOT / "lintcheck" / "crates" / CRATES[0]
-    for n in (1, 2, 4):
-        manifest = copies(source, n, scratch / f"x{n}")
-        seconds, _, lines = lint(binary, manifest, ["--workspace"])
-        print(f"| {n}× {CRATES[0]} | {lines} | {seconds:.2f} s | {lines / seconds:,.0f} |", flush=True)
-    shutil.rmtree(scratch, ignore_errors=True)
+            compiler_table(binary, crates, args.cold_runs, args.edit_runs, scratch)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
     return 0
 
 

@@ -110,7 +110,20 @@ fn check_with(
                 Some(path) => path.clone(),
                 None => crate::workspace::find_manifest()?,
             };
-            let project = Project::load(&manifest)?;
+            let (project, manifest) = match Project::load(&manifest) {
+                Err(ToolError::Cargo { message, detail })
+                    if crate::partial::is_member_failure(&detail) =>
+                {
+                    match Project::load_partial(&manifest)? {
+                        Some((project, stand_in, skipped)) => {
+                            run.skipped_members(&project, &skipped);
+                            (project, stand_in)
+                        }
+                        None => return Err(ToolError::Cargo { message, detail }),
+                    }
+                }
+                other => (other?, manifest),
+            };
             let mut args: Vec<String> = Vec::new();
             for p in packages {
                 args.extend(["--package".into(), p.clone()]);
@@ -161,12 +174,21 @@ fn feature_args(features: &Features) -> Vec<String> {
     args
 }
 
+/// The workspace members left out of a check, and the root manifest that names them.
+struct SkippedMembers {
+    root_manifest: PathBuf,
+    members: Vec<crate::partial::Skipped>,
+}
+
 /// A cargo workspace as `cargo metadata --no-deps` describes it.
 struct Project {
     root: PathBuf,
     target_dir: PathBuf,
     metadata: cargo_metadata::Metadata,
     config: Config,
+    /// For a stand-in of a workspace whose members do not all load: each stand-in
+    /// member's folder and the real one it stands for.
+    stand_ins: Vec<(String, String)>,
 }
 
 impl Project {
@@ -177,8 +199,10 @@ impl Project {
                 None,
             ));
         }
+        // Under tensor-lint's toolchain: the project may pin one that is not installed.
         let metadata = MetadataCommand::new()
             .manifest_path(manifest)
+            .env("RUSTUP_TOOLCHAIN", crate::toolchain::channel())
             .no_deps()
             .exec()
             .map_err(|err| ToolError::Cargo {
@@ -195,7 +219,81 @@ impl Project {
             root,
             metadata,
             config,
+            stand_ins: Vec::new(),
         })
+    }
+
+    /// The members of the workspace `manifest` belongs to that load, when some do not
+    /// (see [`crate::partial`]), with those skipped and the root manifest naming them.
+    fn load_partial(
+        manifest: &Path,
+    ) -> Result<Option<(Project, PathBuf, SkippedMembers)>, ToolError> {
+        let manifest = std::path::absolute(manifest).unwrap_or_else(|_| manifest.to_path_buf());
+        let Some(root_manifest) = manifest
+            .ancestors()
+            .skip(1)
+            .map(|dir| dir.join("Cargo.toml"))
+            .find(|m| {
+                std::fs::read_to_string(m)
+                    .ok()
+                    .and_then(|text| text.parse::<toml::Table>().ok())
+                    .is_some_and(|t| t.contains_key("workspace"))
+            })
+        else {
+            return Ok(None);
+        };
+        let root = root_manifest
+            .parent()
+            .unwrap_or(Path::new(""))
+            .to_path_buf();
+        let target_dir = std::env::var_os("CARGO_TARGET_DIR")
+            .map(|dir| root.join(dir))
+            .unwrap_or_else(|| root.join("target"));
+        let into = target_dir.join("tensor-lint").join("partial-workspace");
+        let Some(partial) = crate::partial::stand_in(&root_manifest, &into)? else {
+            return Ok(None);
+        };
+        let mut project = Project::load(&partial.manifest)?;
+        project.stand_ins = partial
+            .real_manifests
+            .iter()
+            .filter_map(|(stand_in, real)| {
+                Some((
+                    stand_in.parent()?.display().to_string(),
+                    real.parent()?.display().to_string(),
+                ))
+            })
+            .collect();
+        project.config = Config::load_workspace(&root)?;
+        project.root = root;
+        project.target_dir = target_dir;
+        let skipped = SkippedMembers {
+            root_manifest,
+            members: partial.skipped,
+        };
+        Ok(Some((project, partial.manifest, skipped)))
+    }
+
+    fn real_origin(&self, origin: Origin) -> Origin {
+        Origin {
+            package_id: self.real(&origin.package_id),
+            manifest_path: self.real(&origin.manifest_path),
+            ..origin
+        }
+    }
+
+    /// `text` (a package id or manifest path) with a stand-in member's folder replaced
+    /// by the real one.
+    fn real(&self, text: &str) -> String {
+        for (stand_in, real) in &self.stand_ins {
+            if let Some(rest) = text.strip_prefix(stand_in.as_str()) {
+                return format!("{real}{rest}");
+            }
+            if let Some(at) = text.find(&format!("{stand_in}#")) {
+                return format!("{}{real}{}", &text[..at], &text[at + stand_in.len()..]);
+            }
+        }
+        text.to_string()
     }
 }
 
@@ -347,10 +445,12 @@ impl Run {
             let package = members.iter().find(|p| p.id == artifact.package_id);
             let origin = match loose {
                 Some(l) => l.origin.clone(),
-                None => origin_of(package.copied(), &artifact.target),
+                None => project.real_origin(origin_of(package.copied(), &artifact.target)),
             };
             let config = match (loose, package) {
-                (None, Some(p)) => project.config.for_package(p.manifest_path.as_std_path())?,
+                (None, Some(p)) => project
+                    .config
+                    .for_package(Path::new(&project.real(p.manifest_path.as_str())))?,
                 _ => project.config.clone(),
             };
             match CrateFindings::read(&findings_path) {
@@ -375,12 +475,51 @@ impl Run {
             let package = members.iter().find(|p| p.id == package_id).copied();
             let origin = match loose {
                 Some(l) => l.origin.clone(),
-                None => origin_of(package, &target),
+                None => project.real_origin(origin_of(package, &target)),
             };
             let diagnostic = self.compile_error(&message, &project.root, &display_base);
             self.findings.push(Finding { diagnostic, origin });
         }
         Ok(())
+    }
+
+    /// A warning for each workspace member that could not be loaded, at the entry of
+    /// the root manifest that names it.
+    fn skipped_members(&mut self, project: &Project, skipped: &SkippedMembers) {
+        let file = self.file_id(&skipped.root_manifest, &project.root);
+        for member in &skipped.members {
+            let span = Span::new(file, member.span.start, member.span.end);
+            let mut diagnostic = Diagnostic::new(
+                Severity::Warning,
+                format!("workspace member `{}` cannot be loaded", member.member),
+                Label::new(span, "this member was not checked"),
+            );
+            for line in member
+                .reason
+                .lines()
+                .filter(|l| !l.trim().is_empty())
+                .take(12)
+            {
+                diagnostic.notes.push(line.trim_end().to_string());
+            }
+            diagnostic.helps.push(
+                "fix its manifest, or leave it out with `exclude` in `[workspace]`; the other members were checked"
+                    .into(),
+            );
+            let manifest_path = project.root.join(&member.member).join("Cargo.toml");
+            self.findings.push(Finding {
+                diagnostic,
+                origin: Origin {
+                    package_id: String::new(),
+                    manifest_path: manifest_path.display().to_string(),
+                    target_name: member.member.clone(),
+                    target_kind: Vec::new(),
+                    crate_types: Vec::new(),
+                    src_path: String::new(),
+                    edition: String::new(),
+                },
+            });
+        }
     }
 
     /// Takes one crate's findings into the run: its files into the source map, its
@@ -488,38 +627,40 @@ impl Run {
         root: &Path,
         display_base: &Path,
     ) -> Diagnostic {
-        let primary = message
-            .spans
-            .iter()
-            .find(|s| s.is_primary)
-            .or_else(|| message.spans.first());
-        let label = match primary {
-            Some(span) => {
-                let path = root.join(&span.file_name);
-                let path = if Path::new(&span.file_name).is_absolute() {
-                    PathBuf::from(&span.file_name)
-                } else {
-                    path
-                };
-                let file = self.file_id(&path, display_base);
-                Label::new(
-                    Span::new(file, span.byte_start as usize, span.byte_end as usize),
-                    span.label.clone().unwrap_or_default(),
-                )
-            }
-            None => {
-                let file = self
-                    .sources
-                    .add(PathBuf::new(), String::new(), String::new());
-                Label::new(Span::new(file, 0, 0), "")
-            }
+        // rustc's texts name files by absolute path where the findings name them from
+        // the project's root.
+        let base = format!("{}/", display_base.display());
+        let text = |t: &str| t.replace(&base, "");
+        let mut labels = Vec::new();
+        for span in &message.spans {
+            let path = if Path::new(&span.file_name).is_absolute() {
+                PathBuf::from(&span.file_name)
+            } else {
+                root.join(&span.file_name)
+            };
+            let file = self.file_id(&path, display_base);
+            let label = Label::new(
+                Span::new(file, span.byte_start as usize, span.byte_end as usize),
+                text(span.label.as_deref().unwrap_or_default()),
+            );
+            labels.push((span.is_primary, label));
+        }
+        let primary_at = labels.iter().position(|(primary, _)| *primary).unwrap_or(0);
+        let primary = if labels.is_empty() {
+            let file = self
+                .sources
+                .add(PathBuf::new(), String::new(), String::new());
+            Label::new(Span::new(file, 0, 0), "")
+        } else {
+            labels.remove(primary_at).1
         };
-        let mut diagnostic = Diagnostic::new(Severity::Error, message.message.clone(), label);
+        let mut diagnostic = Diagnostic::new(Severity::Error, text(&message.message), primary);
+        diagnostic.secondary = labels.into_iter().map(|(_, label)| label).collect();
         for child in &message.children {
-            let text = child.message.clone();
+            let line = text(&child.message);
             match child.level {
-                cargo_metadata::diagnostic::DiagnosticLevel::Help => diagnostic.helps.push(text),
-                _ => diagnostic.notes.push(text),
+                cargo_metadata::diagnostic::DiagnosticLevel::Help => diagnostic.helps.push(line),
+                _ => diagnostic.notes.push(line),
             }
         }
         diagnostic
@@ -590,6 +731,7 @@ impl Run {
                 Some(p) => p.config.clone(),
                 None => Config::load_workspace(&cwd)?,
             },
+            stand_ins: Vec::new(),
         };
         let dir_text = absolute.parent().unwrap_or(&cwd).display().to_string();
         let origin = Origin {

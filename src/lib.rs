@@ -21,6 +21,7 @@ pub mod coverage;
 pub mod driver;
 pub mod error;
 pub mod fix;
+mod partial;
 pub mod render;
 pub mod report;
 pub mod toolchain;

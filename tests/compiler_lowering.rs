@@ -163,30 +163,3 @@ fn a_c_api_pairs_its_makers_and_destroyers_through_the_declared_types() {
     );
     assert!(!releases(&ir(source, "run_only")));
 }
-
-#[test]
-fn a_manifest_path_relative_to_where_it_runs_is_checked() {
-    let lib = "pub fn leak(n: usize) -> bool {\n    \
-               let p = unsafe { std::alloc::alloc(std::alloc::Layout::array::<f32>(n.max(1)).unwrap()) };\n    \
-               p.is_null()\n}\n";
-    let dir = scratch(
-        "relative-manifest",
-        &[
-            ("proj/Cargo.toml", &common::package("proj")),
-            ("proj/src/lib.rs", lib),
-        ],
-    );
-    let output = bin()
-        .current_dir(&dir)
-        .args([
-            "--front-end",
-            "compiler",
-            "--manifest-path",
-            "proj/Cargo.toml",
-        ])
-        .output()
-        .expect("the linter runs");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(0), "{stderr}");
-    assert!(stderr.contains("tensor_lint::leak"), "{stderr}");
-}

@@ -37,12 +37,39 @@ fn attribute_allows(tcx: TyCtxt<'_>, files: &Files) -> Vec<AllowRegion> {
             let names = annotation_args::lint_names(&found.args)
                 .unwrap_or_default()
                 .into_iter()
-                .map(|name| AllowedName { name, span: at })
+                .map(|name| AllowedName {
+                    span: name_in(files, at, &name),
+                    name,
+                })
                 .collect();
             regions.push(AllowRegion { region, names });
         }
     }
     regions
+}
+
+/// Where `name` is written in the attribute at `attribute` (the whole attribute when it
+/// is not found as written, say from a macro).
+fn name_in(files: &Files, attribute: Span, name: &str) -> Span {
+    let text = &files.sources.get(attribute.file).text;
+    let Some(written) = text.get(attribute.lo as usize..attribute.hi as usize) else {
+        return attribute;
+    };
+    let open = written.find('(').map_or(0, |k| k + 1);
+    let is_word = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == ':';
+    let mut from = open;
+    while let Some(k) = written[from..].find(name) {
+        let start = from + k;
+        let end = start + name.len();
+        let before = written[..start].chars().next_back();
+        let after = written[end..].chars().next();
+        if !before.is_some_and(is_word) && !after.is_some_and(is_word) {
+            let lo = attribute.lo as usize;
+            return Span::new(attribute.file, lo + start, lo + end);
+        }
+        from = end;
+    }
+    attribute
 }
 
 /// The comment allows, each covering the statement or item that begins on its line.

@@ -82,7 +82,10 @@ fn run(tcx: TyCtxt<'_>, options: &Options, files: &Files) -> CrateFindings {
     };
     let name = tcx.crate_name(LOCAL_CRATE).to_string();
     let mut lowerer = MirLowerer { cx: &cx };
-    let mut ir = program::analyze_functions(&name, &annotated, &analysis, &mut lowerer, 1);
+    // Lowering needs the compiler's context, on this thread; the facts of the lowered
+    // functions are computed on as many threads as there are cores (at most four).
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
+    let mut ir = program::analyze_functions(&name, &annotated, &analysis, &mut lowerer, threads);
     ir.structs = crate::structs::crate_structs(tcx, files);
     let lint_cx = LintContext {
         ir: &ir,

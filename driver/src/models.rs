@@ -13,6 +13,7 @@ use rustc_middle::ty::fast_reject::SimplifiedType;
 use rustc_middle::ty::TyCtxt;
 use rustc_span::Symbol;
 
+use tensor_lint_analyzer::ir::TyClass;
 use tensor_lint_analyzer::models::paths;
 use tensor_lint_analyzer::models::Sem;
 
@@ -58,11 +59,41 @@ impl Models {
 
     /// The model of a call to `item` (a function, or the method of an impl), also
     /// through the trait method an impl's method implements.
-    pub(crate) fn of(&self, tcx: TyCtxt<'_>, item: DefId) -> Option<&Model> {
+    pub(crate) fn of(&self, tcx: TyCtxt<'_>, item: DefId) -> Option<Model> {
         self.by_item
             .get(&item)
             .or_else(|| self.by_item.get(&tcx.trait_item_of(item)?))
+            .cloned()
+            .or_else(|| array_method(tcx, item))
     }
+}
+
+/// An inherent method or constructor of an array or tensor type (ndarray's arrays,
+/// tch's and candle's `Tensor`, by the type the compiler resolved) that no row names:
+/// those types have hundreds of methods that follow a few naming rules, so they are
+/// modelled by the method tables' names for arrays and tensors (`mapv`, `zeros`,
+/// `matmul`, tch's `_` suffix for in place) rather than row by row.
+fn array_method(tcx: TyCtxt<'_>, item: DefId) -> Option<Model> {
+    let imp = tcx.impl_of_assoc(item)?;
+    if tcx.impl_is_of_trait(imp) {
+        return None;
+    }
+    let self_ty = tcx.type_of(imp).instantiate_identity().skip_norm_wip();
+    let class = crate::lower::types::class_of(tcx, self_ty);
+    let type_name = match class {
+        TyClass::Tensor => "Tensor",
+        TyClass::Array | TyClass::ArrayView => "Array",
+        _ => return None,
+    };
+    let name = tcx.item_name(item).to_string();
+    let table = tensor_lint_analyzer::models::Models::default();
+    let (sem, shown) = if tcx.associated_item(item).is_method() {
+        (table.method(class, &name)?, name)
+    } else {
+        let shown = format!("{type_name}::{name}");
+        (table.path(&[type_name.to_string(), name])?, shown)
+    };
+    Some(Model { sem, name: shown })
 }
 
 /// The items a model path names (none when its crate is not loaded).

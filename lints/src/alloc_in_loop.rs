@@ -194,10 +194,11 @@ fn finding(
         None => "a buffer".into(),
     };
     let r = f.root(root);
-    let ctor = match &r.producer {
-        Some(p) => format!("`{}`", p.op),
+    let ctor = match (&r.producer, &r.allocated_by) {
+        (Some(p), _) => format!("`{}`", p.op),
+        (None, Some(call)) => format!("`{call}`"),
         // `ndarray::Array2::zeros` reads best as the user wrote it: `Array2::zeros`.
-        None => {
+        (None, None) => {
             let segs: Vec<&str> = r.name.split("::").collect();
             format!("`{}`", segs[segs.len().saturating_sub(2)..].join("::"))
         }

@@ -47,6 +47,29 @@ impl ValueSet {
         changed
     }
 
+    /// Removes every value of `other`.
+    pub fn subtract(&mut self, other: &ValueSet) {
+        for (a, b) in self.words.iter_mut().zip(&other.words) {
+            *a &= !*b;
+        }
+    }
+
+    /// `self` becomes `out − defs ∪ uses`; whether it changed.
+    fn assign_transfer(&mut self, out: &ValueSet, defs: &ValueSet, uses: &ValueSet) -> bool {
+        let len = out.words.len().max(uses.words.len());
+        if self.words.len() < len {
+            self.words.resize(len, 0);
+        }
+        let word = |set: &ValueSet, k: usize| set.words.get(k).copied().unwrap_or(0);
+        let mut changed = false;
+        for (k, slot) in self.words.iter_mut().enumerate() {
+            let next = (word(out, k) & !word(defs, k)) | word(uses, k);
+            changed |= next != *slot;
+            *slot = next;
+        }
+        changed
+    }
+
     pub fn iter(&self) -> impl Iterator<Item = ValueId> + '_ {
         self.words.iter().enumerate().flat_map(|(k, &w)| {
             (0..64)
@@ -184,20 +207,16 @@ impl Liveness {
         let mut queued = vec![true; n];
         while let Some(k) = work.pop() {
             queued[k] = false;
-            let mut out = ValueSet::default();
+            let mut out = std::mem::take(&mut live_out[k]);
+            out.words.iter_mut().for_each(|w| *w = 0);
             for s in b.blocks[k].term.successors() {
                 if let Some(set) = live_in.get(s.0 as usize) {
                     out.union_with(set);
                 }
             }
-            let mut inn = out.clone();
-            for d in defs[k].iter() {
-                inn.remove(d);
-            }
-            inn.union_with(&uses[k]);
+            let changed = live_in[k].assign_transfer(&out, &defs[k], &uses[k]);
             live_out[k] = out;
-            if inn != live_in[k] {
-                live_in[k] = inn;
+            if changed {
                 for p in &preds[k] {
                     let p = p.0 as usize;
                     if !queued[p] {

@@ -173,6 +173,9 @@ pub struct Root {
     /// The op this function computed the root's contents with, for memory allocated
     /// by a modelled operation (`x.mapv(f)`, `&a - &b`, `t.sigmoid()`).
     pub producer: Option<Producer>,
+    /// The function that allocated it as the user wrote the call (`Array2::zeros`,
+    /// `Vec::with_capacity`), when the front end knows it apart from `name`.
+    pub allocated_by: Option<String>,
     pub span: Span,
 }
 

@@ -31,7 +31,7 @@ use crate::ir::{
     RootOrigin, Stmt, Task, Terminator, TyClass, Value, ValueId, ValueKind,
 };
 use crate::models::Models;
-use crate::oracle::{Dim, Expr, RootId, View};
+use crate::oracle::{Expr, RootId, View};
 use crate::source::{FileId, Span};
 use crate::summary::FnSummary;
 use crate::syntax::ty;
@@ -442,6 +442,7 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
             requires_grad: false,
             held_from_use: false,
             producer: None,
+            allocated_by: None,
             span,
         });
         id
@@ -1659,31 +1660,12 @@ pub(crate) fn pat_ident(pat: &syn::Pat) -> Option<String> {
     }
 }
 
-/// The geometry of a parameter of rank `ndim`: owned arrays and slices are contiguous,
-/// views have symbolic strides.
+/// The geometry of a parameter of rank `ndim` (see [`View::of_parameter`]).
 fn symbolic_view(root: RootId, elem: u32, name: &str, ndim: usize, class: TyClass) -> View {
     if ndim == 1 && matches!(class, TyClass::Slice | TyClass::Vec | TyClass::RawPtr) {
         return View::contiguous(root, elem, vec![Expr::sym(&format!("{name}.len"))]);
     }
-    let lens: Vec<Expr> = (0..ndim)
-        .map(|k| Expr::sym(&format!("{name}.dim{k}")))
-        .collect();
-    if class == TyClass::Array {
-        return View::contiguous(root, elem, lens);
-    }
-    View {
-        root,
-        elem_bytes: elem,
-        offset: Expr::int(0),
-        dims: lens
-            .into_iter()
-            .enumerate()
-            .map(|(k, len)| Dim {
-                len,
-                stride: Expr::sym(&format!("{name}.stride{k}")),
-            })
-            .collect(),
-    }
+    View::of_parameter(root, elem, name, ndim, class == TyClass::Array)
 }
 
 #[cfg(test)]

@@ -41,6 +41,37 @@ pub struct View {
 }
 
 impl View {
+    /// The geometry of an array parameter `name` of rank `ndim`, with symbolic lengths
+    /// `name.dim0`, `name.dim1`, ...: contiguous when the array is owned, with symbolic
+    /// strides `name.stride0`, ... when it is a view the caller picks.
+    pub fn of_parameter(
+        root: RootId,
+        elem_bytes: u32,
+        name: &str,
+        ndim: usize,
+        owned: bool,
+    ) -> View {
+        let lens: Vec<Expr> = (0..ndim)
+            .map(|k| Expr::sym(&format!("{name}.dim{k}")))
+            .collect();
+        if owned {
+            return View::contiguous(root, elem_bytes, lens);
+        }
+        View {
+            root,
+            elem_bytes,
+            offset: Expr::int(0),
+            dims: lens
+                .into_iter()
+                .enumerate()
+                .map(|(k, len)| Dim {
+                    len,
+                    stride: Expr::sym(&format!("{name}.stride{k}")),
+                })
+                .collect(),
+        }
+    }
+
     /// A row-major (C order) view of a fresh allocation of the given shape.
     pub fn contiguous(root: RootId, elem_bytes: u32, shape: Vec<Expr>) -> View {
         let mut dims: Vec<Dim> = Vec::with_capacity(shape.len());

@@ -87,6 +87,9 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         if self.std_protocol(b, func, &lowered, dst, destination, span) {
             return;
         }
+        if self.operator_call(b, func, &lowered, dst, dest_ty, span) {
+            return;
+        }
         match self.resolve(func) {
             Target::Local(id) => self.local_call(b, id, &lowered, dst, dest_ty, span),
             Target::AnyOf(ids, name) => {
@@ -111,6 +114,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 }
             }
             Target::Model(sem, name, generics) => {
+                let roots_before = self.roots.len();
                 let call = ModelCall {
                     name: &name,
                     args: &lowered,
@@ -118,7 +122,10 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                     dst,
                     dest_ty,
                 };
-                self.model_call(b, sem, &call, span)
+                self.model_call(b, sem, &call, span);
+                if let Some((def_id, _)) = func.const_fn_def() {
+                    self.record_producer(b, def_id, &lowered, dst, roots_before, span);
+                }
             }
             Target::Closure(closure) => {
                 if let ValueKind::Closure(body) = self.value(closure).kind {
@@ -310,6 +317,34 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         if is("Iterator", "next") {
             self.next_item(b, first, dst, destination.as_local(), span);
             return true;
+        }
+        // `iter.for_each(|item| ..)`: the closure's body is the body of a loop over the
+        // items, run here.
+        if is("Iterator", "for_each") {
+            let closure = args.get(1).and_then(|a| a.value);
+            if let Some(ValueKind::Closure(body)) = closure.map(|v| self.value(v).kind.clone()) {
+                let item = self
+                    .iters
+                    .get(&first)
+                    .cloned()
+                    .filter(|i| !i.parallel)
+                    .map(|info| {
+                        let symbol = self.varying_symbol("it");
+                        self.iteration_item(b, &info, &symbol, span).0
+                    });
+                self.repeated_closures.insert(body);
+                self.lower_pending_closure(body, &[item]);
+                self.emit(
+                    b,
+                    Op::Call {
+                        dst: Some(dst),
+                        callee: Callee::Closure(body),
+                        args: item.into_iter().collect(),
+                    },
+                    span,
+                );
+                return true;
+            }
         }
         // `v[i]` and `v[lo..hi]` of a vector (a slice's are projections of the place):
         // the element or the range of the buffer.
@@ -690,18 +725,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 } else {
                     released_by
                 };
-                // New memory returned in an `Ok` or `Some` is that variant's payload.
-                let (holder, ty) = match self.payload(dest_ty) {
-                    Some((variant, payload_ty)) => {
-                        let class = types::class_of(self.tcx, payload_ty);
-                        let payload = self.new_value(None, ValueKind::Unknown, class, span);
-                        self.value_types.insert(payload, payload_ty);
-                        self.set_field(dst, variant, 0, payload);
-                        self.variant_payloads.insert(payload);
-                        (payload, payload_ty)
-                    }
-                    None => (dst, dest_ty),
-                };
+                let (holder, ty) = self.allocation_holder(dst, dest_ty, span);
                 self.new_allocation(b, holder, ty, released_by, None, span);
             }
             ReturnSummary::ViewOf(i) => {
@@ -903,6 +927,326 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         }
     }
 
+    /// The size of a tensor parameter, whose rank the types do not say, as one symbol
+    /// of its name (`state.numel`): a copy of it has that many elements.
+    fn tensor_param_size(&self, v: ValueId) -> Option<Expr> {
+        let root = &self.roots[self.value(v).kind.root()?.0 as usize];
+        let plain = root.name.chars().all(|c| c.is_alphanumeric() || c == '_');
+        (self.value(v).ty == TyClass::Tensor
+            && matches!(root.origin, RootOrigin::Param(_))
+            && plain)
+            .then(|| {
+                Expr::sym(&tensor_lint_analyzer::models::tensor_size_symbol(
+                    &root.name,
+                ))
+            })
+    }
+
+    /// A method call that made new memory (`x.mapv(f)`, `t.relu()`): the root is that
+    /// op's result, for the lints that relate it to its operands.
+    fn record_producer(
+        &mut self,
+        b: &BodyCx<'tcx>,
+        def_id: rustc_hir::def_id::DefId,
+        args: &[Arg<'tcx>],
+        dst: ValueId,
+        roots_before: usize,
+        span: Span,
+    ) {
+        let tcx = self.tcx;
+        if tcx.def_kind(def_id) != rustc_hir::def::DefKind::AssocFn
+            || !tcx.associated_item(def_id).is_method()
+        {
+            return;
+        }
+        let holder = self.allocation_payload(dst).unwrap_or(dst);
+        let Some(root) = self.value(holder).kind.root() else {
+            return;
+        };
+        if (root.0 as usize) < roots_before {
+            return;
+        }
+        let op = tcx.item_name(def_id).to_string();
+        // An operand borrowed whole for the call (`&logits`, the receiver's autoref) is
+        // the operand itself, and the borrow is part of the call.
+        let mut borrows: Vec<ValueId> = Vec::new();
+        for mut v in args.iter().filter_map(|a| a.value) {
+            while let Some(&src) = self.whole_views.get(&v) {
+                borrows.push(v);
+                v = src;
+            }
+        }
+        if let Some(block) = self
+            .bodies
+            .get_mut(b.id.0 as usize)
+            .and_then(|body| body.blocks.get_mut(b.cur.0 as usize))
+        {
+            for stmt in &mut block.stmts {
+                if matches!(stmt.op, Op::View { dst, .. } if borrows.contains(&dst)) {
+                    stmt.span = span;
+                }
+            }
+        }
+        let inputs: Vec<ValueId> = args
+            .iter()
+            .filter_map(|a| a.value)
+            .filter(|&v| self.value(v).kind.is_memory())
+            .map(|mut v| {
+                while let Some(&src) = self.whole_views.get(&v) {
+                    v = src;
+                }
+                v
+            })
+            .collect();
+        // candle's tensors are immutable but for custom ops: no op has an in-place form.
+        let immutable = args
+            .first()
+            .is_some_and(|recv| immutable_tensors(tcx, recv.ty));
+        let op_span = self.method_name_span(span, &op).unwrap_or(span);
+        self.roots[root.0 as usize].producer = Some(tensor_lint_analyzer::ir::Producer {
+            inplace_form: tensor_lint_analyzer::models::inplace_form(&op)
+                .filter(|_| !immutable)
+                .map(str::to_string),
+            saves_output: tensor_lint_analyzer::models::saves_output(&op),
+            op,
+            inputs,
+            op_span,
+            lhs_ref: None,
+        });
+    }
+
+    /// `a - b`, `&a * &b`, ... on arrays or tensors: new memory shaped like the memory
+    /// operand, computed from both, except for an ndarray array taken by value on the
+    /// left, whose buffer the result reuses. Returns whether the call was lowered here.
+    fn operator_call(
+        &mut self,
+        b: &BodyCx<'tcx>,
+        func: &mir::Operand<'tcx>,
+        args: &[Arg<'tcx>],
+        dst: ValueId,
+        dest_ty: Ty<'tcx>,
+        span: Span,
+    ) -> bool {
+        use rustc_attr_ir::LangItem;
+        let tcx = self.tcx;
+        let Some((def_id, _)) = func.const_fn_def() else {
+            return false;
+        };
+        let Some(trait_id) = tcx.trait_of_assoc(def_id) else {
+            return false;
+        };
+        const OPERATORS: [(LangItem, &str); 5] = [
+            (LangItem::Add, "+"),
+            (LangItem::Sub, "-"),
+            (LangItem::Mul, "*"),
+            (LangItem::Div, "/"),
+            (LangItem::Rem, "%"),
+        ];
+        let Some(&(_, op)) = OPERATORS
+            .iter()
+            .find(|(item, _)| tcx.is_lang_item(trait_id, *item))
+        else {
+            return false;
+        };
+        let result_ty = self.payload(dest_ty).map_or(dest_ty, |(_, t)| t);
+        let class = types::class_of(tcx, result_ty);
+        if !matches!(class, TyClass::Array | TyClass::Tensor) {
+            return false;
+        }
+        let [lhs, rhs] = args else {
+            return false;
+        };
+        let (Some(l), Some(r)) = (lhs.value, rhs.value) else {
+            return false;
+        };
+        for v in [l, r] {
+            if self.value(v).kind.is_memory() {
+                self.emit(
+                    b,
+                    Op::Read {
+                        value: v,
+                        region: None,
+                    },
+                    span,
+                );
+            }
+        }
+        let owner = |this: &Self, mut v: ValueId| {
+            while let Some(&src) = this.whole_views.get(&v) {
+                v = src;
+            }
+            v
+        };
+        // ndarray's `a - x` with `a` owned writes into `a`'s buffer and returns it.
+        let lhs_owned = !lhs.ty.is_ref()
+            && class == TyClass::Array
+            && matches!(self.value(l).kind, ValueKind::Root(_));
+        if lhs_owned {
+            self.emit(
+                b,
+                Op::Write {
+                    value: l,
+                    region: None,
+                },
+                span,
+            );
+            self.copy_value(b, dst, l, span);
+            return true;
+        }
+        let shape = [l, r]
+            .into_iter()
+            .find_map(|v| self.value(v).view.as_ref().map(View::shape));
+        let roots_before = self.roots.len();
+        let (holder, ty) = self.allocation_holder(dst, dest_ty, span);
+        self.new_allocation(b, holder, ty, ReleasedBy::Drop, shape, span);
+        let Some(root) = self
+            .value(holder)
+            .kind
+            .root()
+            .filter(|r| r.0 as usize >= roots_before)
+        else {
+            return true;
+        };
+        // The `&` of a left operand written borrowed (`&x - m`), and the operator.
+        let borrow_span = self.bodies[b.id.0 as usize].blocks[b.cur.0 as usize]
+            .stmts
+            .iter()
+            .find(|s| matches!(s.op, Op::View { dst, .. } if dst == l))
+            .map(|s| s.span);
+        let text = |s: Span| {
+            self.cx
+                .files
+                .sources
+                .get(s.file)
+                .text
+                .get(s.lo as usize..s.hi as usize)
+                .map(str::to_string)
+        };
+        let lhs_ref = borrow_span
+            .filter(|&s| lhs.ty.is_ref() && text(s).is_some_and(|t| t.starts_with('&')))
+            .map(|s| Span::new(s.file, s.lo as usize, s.lo as usize + 1));
+        let after_lhs = borrow_span.map_or(span.lo, |s| s.hi.max(span.lo));
+        let op_span = text(Span::new(span.file, after_lhs as usize, span.hi as usize))
+            .and_then(|t| t.find(op))
+            .map(|k| {
+                Span::new(
+                    span.file,
+                    after_lhs as usize + k,
+                    after_lhs as usize + k + 1,
+                )
+            })
+            .unwrap_or(span);
+        // The operands' borrows are part of the operation.
+        let (lo, ro) = (owner(self, l), owner(self, r));
+        let mut borrows = Vec::new();
+        for mut v in [l, r] {
+            while let Some(&src) = self.whole_views.get(&v) {
+                borrows.push(v);
+                v = src;
+            }
+        }
+        for stmt in &mut self.bodies[b.id.0 as usize].blocks[b.cur.0 as usize].stmts {
+            if matches!(stmt.op, Op::View { dst, .. } if borrows.contains(&dst)) {
+                stmt.span = span;
+            }
+        }
+        self.roots[root.0 as usize].producer = Some(tensor_lint_analyzer::ir::Producer {
+            op: op.to_string(),
+            inputs: vec![lo, ro],
+            op_span,
+            lhs_ref,
+            inplace_form: tensor_lint_analyzer::models::inplace_form(op)
+                .filter(|_| !immutable_tensors(tcx, result_ty))
+                .map(str::to_string),
+            saves_output: tensor_lint_analyzer::models::saves_output(op),
+        });
+        self.roots[root.0 as usize].allocated_by = Some(op.to_string());
+        true
+    }
+
+    /// The payload of an `Ok`/`Some` that [`Self::allocation_holder`] put new memory in.
+    fn allocation_payload(&self, dst: ValueId) -> Option<ValueId> {
+        let ty = *self.value_types.get(&dst)?;
+        let (variant, _) = self.payload(ty)?;
+        self.field_of(dst, variant, 0)
+    }
+
+    /// Where the method name `method` is written in the call at `span` (`relu` in
+    /// `logits.relu()`).
+    fn method_name_span(&self, span: Span, method: &str) -> Option<Span> {
+        let text = self
+            .cx
+            .files
+            .sources
+            .get(span.file)
+            .text
+            .get(span.lo as usize..span.hi as usize)?;
+        let dot = text.rfind(&format!(".{method}"))?;
+        let lo = span.lo as usize + dot + 1;
+        Some(Span::new(span.file, lo, lo + method.len()))
+    }
+
+    /// Where new memory a call returns is held: the call's result, or its `Ok` or
+    /// `Some` payload when it returns a `Result` or an `Option`.
+    fn allocation_holder(
+        &mut self,
+        dst: ValueId,
+        dest_ty: Ty<'tcx>,
+        span: Span,
+    ) -> (ValueId, Ty<'tcx>) {
+        let Some((variant, payload_ty)) = self.payload(dest_ty) else {
+            return (dst, dest_ty);
+        };
+        let class = types::class_of(self.tcx, payload_ty);
+        let payload = self.new_value(None, ValueKind::Unknown, class, span);
+        self.value_types.insert(payload, payload_ty);
+        self.set_field(dst, variant, 0, payload);
+        self.variant_payloads.insert(payload);
+        (payload, payload_ty)
+    }
+
+    /// The function a call at `span` names, as the user wrote it without generic
+    /// arguments: `Array2::zeros` for `Array2::<f32>::zeros((h, w))`, `to_owned` for
+    /// `x.to_owned()`, `vec!` for a `vec![..]`.
+    pub(crate) fn written_callee(&self, span: Span) -> Option<String> {
+        let text = self
+            .cx
+            .files
+            .sources
+            .get(span.file)
+            .text
+            .get(span.lo as usize..span.hi as usize)?;
+        if let Some(name) = text.split_once('!').map(|(name, _)| name.trim()) {
+            if !name.is_empty()
+                && name
+                    .chars()
+                    .all(|c| c.is_alphanumeric() || c == '_' || c == ':')
+            {
+                return Some(format!("{name}!"));
+            }
+        }
+        let mut depth = 0i32;
+        let mut callee = String::new();
+        for c in text.chars() {
+            match c {
+                '<' => depth += 1,
+                '>' => depth -= 1,
+                '(' if depth == 0 => break,
+                _ if depth == 0 => callee.push(c),
+                _ => {}
+            }
+        }
+        let callee = callee.replace("::::", "::");
+        let callee = callee.trim().trim_end_matches("::");
+        // A method call: what follows the receiver.
+        let callee = callee.rsplit_once('.').map_or(callee, |(_, m)| m).trim();
+        let plain = !callee.is_empty()
+            && callee
+                .chars()
+                .all(|c| c.is_alphanumeric() || c == '_' || c == ':');
+        plain.then(|| callee.to_string())
+    }
+
     /// `dst` is new memory of type `ty` (or of `elems` elements of the type's element),
     /// released as `released_by`.
     pub(crate) fn new_allocation(
@@ -964,13 +1308,35 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 let shape = match ctor {
                     Ctor::Len(i) => arg(i).and_then(|v| self.int_of(v)).map(|n| vec![n]),
                     Ctor::Shape(i) => arg(i).and_then(|v| self.shape_of(v)),
-                    Ctor::Like(i) => {
-                        arg(i).and_then(|v| self.value(v).view.as_ref().map(View::shape))
-                    }
+                    Ctor::Like(i) => arg(i).and_then(|v| {
+                        let shape = self.value(v).view.as_ref().map(View::shape);
+                        shape
+                            .filter(|s| !s.is_empty())
+                            .or_else(|| self.tensor_param_size(v).map(|n| vec![n]))
+                    }),
                     Ctor::Empty => Some(vec![Expr::int(0)]),
                     Ctor::Literal(_) | Ctor::Unknown => None,
                 };
-                self.new_allocation(b, dst, dest_ty, ReleasedBy::Drop, shape, span);
+                // A copy reads what it copies.
+                if let Ctor::Like(i) = ctor {
+                    if let Some(v) = arg(i).filter(|&v| self.value(v).kind.is_memory()) {
+                        self.emit(
+                            b,
+                            Op::Read {
+                                value: v,
+                                region: None,
+                            },
+                            span,
+                        );
+                    }
+                }
+                let (holder, ty) = self.allocation_holder(dst, dest_ty, span);
+                self.new_allocation(b, holder, ty, ReleasedBy::Drop, shape, span);
+                if let Some(root) = self.value(holder).kind.root() {
+                    let written = self.written_callee(span);
+                    self.roots[root.0 as usize].allocated_by =
+                        Some(written.unwrap_or_else(|| short_path(name)));
+                }
             }
             Sem::RawAlloc => {
                 let layout = arg(0).and_then(|l| self.layouts.get(&l).cloned());
@@ -1577,6 +1943,17 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 None => break,
             }
         }
+        if dims.is_empty() {
+            // A borrow of an array literal (`&[h as i64, w as i64]`): its elements.
+            let literal = self
+                .value(v)
+                .kind
+                .root()
+                .and_then(|r| self.array_literals.get(&r));
+            if let Some(&array) = literal.filter(|&&a| a != v) {
+                return self.shape_of(array);
+            }
+        }
         (!dims.is_empty()).then_some(dims)
     }
 }
@@ -1588,4 +1965,21 @@ struct ModelCall<'c, 'tcx> {
     generics: ty::GenericArgsRef<'tcx>,
     dst: ValueId,
     dest_ty: Ty<'tcx>,
+}
+
+/// The last two segments of a model's path (`ArrayBase::zeros`), as a call is written.
+fn short_path(path: &str) -> String {
+    let segments: Vec<&str> = path.split("::").collect();
+    segments[segments.len().saturating_sub(2)..].join("::")
+}
+
+/// Whether `ty` (behind references) is a tensor of a library whose tensors have no
+/// in-place ops (candle).
+fn immutable_tensors<'tcx>(tcx: ty::TyCtxt<'tcx>, ty: Ty<'tcx>) -> bool {
+    match ty.peel_refs().kind() {
+        ty::Adt(adt, _) => tensor_lint_analyzer::models::has_immutable_tensors(
+            tcx.crate_name(adt.did().krate).as_str(),
+        ),
+        _ => false,
+    }
 }

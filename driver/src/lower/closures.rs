@@ -394,13 +394,13 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         let range = self.ranges.get(&iter).cloned();
         let info = self.iters.get(&iter).cloned();
         let (item, lo, hi, symbol) = if let Some((lo, hi)) = range {
-            let symbol = self.symbol(&name);
+            let symbol = self.varying_symbol(&name);
             let item = self.new_value(Some(name.clone()), ValueKind::Scalar, TyClass::Scalar, span);
             self.value_mut(item).int = Some(Expr::sym(&symbol));
             self.loop_starts.push((symbol.clone(), lo.clone()));
             (item, lo, hi, symbol)
         } else if let Some(info) = info.filter(|i| !i.parallel) {
-            let symbol = self.symbol(&name);
+            let symbol = self.varying_symbol(&name);
             let (item, count) = self.iteration_item(b, &info, &symbol, span);
             (item, Expr::int(0), count, symbol)
         } else {

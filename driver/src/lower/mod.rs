@@ -75,6 +75,14 @@ pub(crate) struct FnLowerer<'a, 'tcx> {
     /// The value a reference or pointer points at, when it is a whole value of this
     /// function rather than memory (`&local_struct`, `&mut self`).
     pointees: FxHashMap<ValueId, ValueId>,
+    /// The memory of each array literal, and the literal's value (whose fields are its
+    /// elements): a shape passed as `&[h, w]` is read from it.
+    array_literals: FxHashMap<RootId, ValueId>,
+    /// Closures run once per item of a serial loop (`for_each`): their bodies are one
+    /// loop deeper than the code around them.
+    repeated_closures: FxHashSet<BodyId>,
+    /// What each whole view (`&x`, `x.deref()`) is a view of.
+    whole_views: FxHashMap<ValueId, ValueId>,
     /// Struct values copied or moved from another (`let b = a`, `_0 = move _1`): the
     /// same value, whose fields are the other's.
     aliases: FxHashMap<ValueId, ValueId>,
@@ -163,7 +171,12 @@ pub(crate) struct BodyCx<'tcx> {
     current: Vec<ValueId>,
     /// Which locals are assigned more than once.
     multi_def: Vec<bool>,
-    /// The values of the locals at the end of each lowered block.
+    /// The locals whose value depends on the path: the return place and those assigned
+    /// more than once. A local assigned once holds the same value wherever it is used
+    /// (its assignment dominates its uses), so it needs no per-block record.
+    tracked: Vec<usize>,
+    /// The values of the tracked locals at the end of each lowered block, in the order
+    /// of `tracked`.
     exits: FxHashMap<BasicBlock, Vec<ValueId>>,
     /// The joins: block, local, value.
     /// For a closure: the value each captured variable was built from, by upvar index.
@@ -212,6 +225,9 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
             callees: Vec::new(),
             fields: FxHashMap::default(),
             pointees: FxHashMap::default(),
+            array_literals: FxHashMap::default(),
+            repeated_closures: FxHashSet::default(),
+            whole_views: FxHashMap::default(),
             aliases: FxHashMap::default(),
             ranges: FxHashMap::default(),
             iter_lens: FxHashMap::default(),
@@ -361,6 +377,16 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
                 names.entry(root).or_insert_with(|| name.to_string());
             }
         }
+        // The value that owns the memory goes by that name too (the payload of the
+        // `Ok` a constructor returned, before `?` binds it).
+        for &payload in &self.variant_payloads {
+            let value = &mut self.values[payload.0 as usize];
+            if let (None, ValueKind::Root(root)) = (&value.name, &value.kind) {
+                if let Some(name) = names.get(root) {
+                    value.name = Some(name.clone());
+                }
+            }
+        }
         for (root, name) in names {
             self.roots[root.0 as usize].name = name;
         }
@@ -392,7 +418,7 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
                 .get(parent.0 as usize)
                 .map_or(0, |b| b.blocks.first().map_or(0, |b| b.loop_depth)),
             BodyKind::Function => 0,
-        };
+        } + u32::from(self.repeated_closures.contains(&id));
         let blocks = (0..mir.basic_blocks.len())
             .map(|k| Block {
                 stmts: Vec::new(),
@@ -414,6 +440,7 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
             id,
             locals: Vec::new(),
             current: Vec::new(),
+            tracked: Vec::new(),
             multi_def: multi_defined(mir),
             exits: FxHashMap::default(),
             upvars,
@@ -425,6 +452,9 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
         };
         self.declare_locals(&mut b);
         b.current = b.locals.clone();
+        b.tracked = (0..b.locals.len())
+            .filter(|&k| k == 0 || b.multi_def[k])
+            .collect();
         // A closure's parameters hold what it is called with.
         let bound: Vec<(ValueId, ValueId)> = self.bodies[id.0 as usize]
             .params
@@ -458,7 +488,8 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
             if let Some(term) = &data.terminator {
                 self.terminator(&mut b, term);
             }
-            b.exits.insert(bb, b.current.clone());
+            let exit = b.tracked.iter().map(|&k| b.current[k]).collect();
+            b.exits.insert(bb, exit);
         }
         let joins: FxHashSet<(usize, ValueId)> = b
             .phis
@@ -543,20 +574,35 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
             .copied()
             .filter(|p| !mir.basic_blocks[*p].is_cleanup)
             .collect();
+        let restore = |b: &mut BodyCx<'tcx>, exit: &[ValueId]| {
+            for (i, &k) in b.tracked.iter().enumerate() {
+                b.current[k] = exit[i];
+            }
+        };
         if let [pred] = preds.as_slice() {
-            if let Some(exit) = b.exits.get(pred) {
-                b.current = exit.clone();
+            if let Some(exit) = b.exits.get(pred).cloned() {
+                restore(b, &exit);
                 return;
             }
         }
-        // Start from any lowered predecessor (the one-assignment locals are the same
-        // everywhere), then join the others.
-        if let Some(exit) = preds.iter().find_map(|p| b.exits.get(p)) {
-            b.current = exit.clone();
+        // Start from any lowered predecessor, then join the others.
+        if let Some(exit) = preds.iter().find_map(|p| b.exits.get(p)).cloned() {
+            restore(b, &exit);
         }
-        for k in 0..b.locals.len() {
+        // With every predecessor lowered (no loop jumps back here), a local that all of
+        // them leave with the same value keeps it: no join.
+        let all_lowered = preds.iter().all(|p| b.exits.contains_key(p));
+        for i in 0..b.tracked.len() {
+            let k = b.tracked[i];
             if !b.multi_def[k] {
                 continue;
+            }
+            if all_lowered {
+                let mut incoming = preds.iter().filter_map(|p| b.exits.get(p).map(|e| e[i]));
+                let first = incoming.next();
+                if first.is_some() && incoming.all(|v| Some(v) == first) {
+                    continue;
+                }
             }
             let local = Local::from_usize(k);
             let phi = self.new_version(b, local);
@@ -566,7 +612,7 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
             // call on the joined value needs to know now.
             let held = preds
                 .iter()
-                .filter_map(|p| b.exits.get(p).map(|e| e[k]))
+                .filter_map(|p| b.exits.get(p).map(|e| e[i]))
                 .map(|v| self.value(v).kind.clone())
                 .find(ValueKind::is_memory);
             if let Some(kind) = held {
@@ -585,7 +631,11 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
         for (bb, local, phi) in phis {
             let mut ints = Vec::new();
             for &pred in mir.basic_blocks.predecessors()[bb].iter() {
-                let Some(src) = b.exits.get(&pred).map(|e| e[local.as_usize()]) else {
+                let at = b
+                    .tracked
+                    .binary_search(&local.as_usize())
+                    .unwrap_or_default();
+                let Some(src) = b.exits.get(&pred).map(|e| e[at]) else {
                     continue;
                 };
                 ints.push(self.value(src).int.clone());
@@ -761,6 +811,24 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
                 return;
             }
         }
+        // A tensor: memory of elements whose type is only known at run time, owned by
+        // the library's handle (the caller's).
+        if class == TyClass::Tensor {
+            let root = self.new_root(
+                &name,
+                RootOrigin::Param(index),
+                self.tcx.types.f32,
+                ReleasedBy::NotOwned,
+                span,
+            );
+            let kind = if ty.is_ref() {
+                ValueKind::View(root)
+            } else {
+                ValueKind::Root(root)
+            };
+            self.define(v, kind, None);
+            return;
+        }
         let owned = types::owns_memory(self.tcx, ty);
         let elem = types::element_of(self.tcx, ty);
         // A struct, by value or behind a reference: its fields reach the caller's.
@@ -786,7 +854,10 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
         // A pointer points at the first element; a buffer is one dimension of a length
         // the caller picks.
         let elem_bytes = self.roots[root.0 as usize].elem_bytes;
-        let view = if class == TyClass::RawPtr || !types::is_buffer_target(self.tcx, ty) {
+        let rank = types::ndarray_rank(self.tcx, ty);
+        let view = if let Some(rank) = rank.filter(|_| class != TyClass::RawPtr) {
+            View::of_parameter(root, elem_bytes, &name, rank, class == TyClass::Array)
+        } else if class == TyClass::RawPtr || !types::is_buffer_target(self.tcx, ty) {
             View {
                 root,
                 elem_bytes,
@@ -1216,6 +1287,7 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
             requires_grad: false,
             held_from_use: false,
             producer: None,
+            allocated_by: None,
             span,
         });
         id
@@ -1275,6 +1347,17 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
             0 => name.to_string(),
             n => format!("{name}#{n}"),
         };
+        *count += 1;
+        symbol
+    }
+
+    /// A symbol based on `name` that is always fresh (`name#k`): for what takes another
+    /// value on every iteration, which the lints tell by the `#`.
+    pub(crate) fn varying_symbol(&mut self, name: &str) -> String {
+        let count = self.symbols.entry(name.to_string()).or_insert(0);
+        // The plain name stays free for [`Self::symbol`]'s first use.
+        *count = (*count).max(1);
+        let symbol = format!("{name}#{count}");
         *count += 1;
         symbol
     }

@@ -583,6 +583,10 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             let name = self.value(src).name.clone();
             self.value_mut(dst).name = name;
         }
+        // A view of all of `src`, as `src` is laid out (`&x`, `x.deref()`).
+        if how == ViewOp::Whole || (view.is_some() && view == self.value(src).view) {
+            self.whole_views.insert(dst, src);
+        }
         self.emit(
             b,
             tensor_lint_analyzer::ir::Op::View { dst, src, how },

@@ -485,6 +485,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             tensor_lint_analyzer::ir::ReleasedBy::NotOwned,
             span,
         );
+        self.array_literals.insert(root, dst);
         let elem_bytes = self.roots[root.0 as usize].elem_bytes;
         let view = len.map(|len| {
             self.roots[root.0 as usize].shape = Some(vec![len.clone()]);

@@ -77,6 +77,31 @@ pub(crate) fn class_of<'tcx>(tcx: TyCtxt<'tcx>, ty: Ty<'tcx>) -> TyClass {
     }
 }
 
+/// The rank of an ndarray array or view of a fixed dimension (`Ix2`, that is
+/// `Dim<[usize; 2]>`), behind references.
+pub(crate) fn ndarray_rank<'tcx>(tcx: TyCtxt<'tcx>, ty: Ty<'tcx>) -> Option<usize> {
+    let ty = ty.peel_refs();
+    let ty::Adt(adt, args) = ty.kind() else {
+        return None;
+    };
+    if tcx.crate_name(adt.did().krate).as_str() != "ndarray" {
+        return None;
+    }
+    args.types().find_map(|arg| {
+        let ty::Adt(dim, dim_args) = arg.kind() else {
+            return None;
+        };
+        if tcx.item_name(dim.did()).as_str() != "Dim" {
+            return None;
+        }
+        let ty::Array(_, len) = dim_args.types().next()?.kind() else {
+            return None;
+        };
+        len.try_to_target_usize(tcx)
+            .and_then(|n| usize::try_from(n).ok())
+    })
+}
+
 /// The type of the elements a value of type `ty` owns or reaches: a buffer's, a
 /// slice's, an array's, a pointer's or reference's target (the target's elements when
 /// the target is itself a buffer).
