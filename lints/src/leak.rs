@@ -98,8 +98,10 @@ fn check(cx: &LintContext<'_>, out: &mut Vec<LintFinding>) {
         let Some(facts) = cx.ir.facts(f.id) else {
             continue;
         };
+        // What each closure releases: a fact of the whole function, for all its bodies.
+        let released_in = closure_effects(f, &facts.points_to);
         for b in 0..f.bodies.len() {
-            check_body(cx, f, facts, BodyId(b as u32), out);
+            check_body(cx, f, facts, &released_in, BodyId(b as u32), out);
         }
     }
 }
@@ -108,11 +110,11 @@ fn check_body(
     cx: &LintContext<'_>,
     f: &FnIr,
     facts: &FnFacts,
+    released_in: &[Vec<RootId>],
     body: BodyId,
     out: &mut Vec<LintFinding>,
 ) {
     let pt = &facts.points_to;
-    let released_in = closure_effects(f, pt);
     let paths = PathSearch::new(f, body);
     for ob in obligations(f, pt, body) {
         let r = ob.root;

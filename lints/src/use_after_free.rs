@@ -59,8 +59,14 @@ fn check(cx: &LintContext<'_>, out: &mut Vec<LintFinding>) {
         let Some(facts) = cx.ir.facts(f.id) else {
             continue;
         };
+        // What closures use and which values are raw: facts of the whole function,
+        // computed once for all its bodies.
+        let whole = WholeFn {
+            closures: closure_uses(f, &facts.points_to),
+            raw: raw_derived(f),
+        };
         for b in 0..f.bodies.len() {
-            check_body(f, &facts.points_to, BodyId(b as u32), out);
+            check_body(f, &facts.points_to, &whole, BodyId(b as u32), out);
         }
     }
 }
@@ -175,9 +181,14 @@ fn use_of_root(
     }
 }
 
-fn check_body(f: &FnIr, pt: &PointsTo, body: BodyId, out: &mut Vec<LintFinding>) {
-    let closures = closure_uses(f, pt);
-    let raw = raw_derived(f);
+/// See [`check`].
+struct WholeFn {
+    closures: Vec<Vec<(RootId, ValueId)>>,
+    raw: Vec<bool>,
+}
+
+fn check_body(f: &FnIr, pt: &PointsTo, whole: &WholeFn, body: BodyId, out: &mut Vec<LintFinding>) {
+    let (closures, raw) = (&whole.closures, &whole.raw);
     let mut reported = Vec::new();
     let paths = PathSearch::new(f, body);
     for release in release_sites(f, pt, body) {
@@ -195,7 +206,7 @@ fn check_body(f: &FnIr, pt: &PointsTo, body: BodyId, out: &mut Vec<LintFinding>)
                 Op::Alloc { root, .. } | Op::Load { root, .. } if *root == r => Step::Prune,
                 op if release.undone_by(op, pt) => Step::Prune,
                 Op::Release { value, .. } if pt.roots(*value).contains(&r) => Step::Prune,
-                op => match use_of_root(f, &closures, op, r) {
+                op => match use_of_root(f, closures, op, r) {
                     Some((v, _))
                         if pt.roots(v) == [r]
                             && (!only_raw || raw.get(v.0 as usize).copied().unwrap_or(false)) =>
@@ -222,7 +233,7 @@ fn check_body(f: &FnIr, pt: &PointsTo, body: BodyId, out: &mut Vec<LintFinding>)
         else {
             continue;
         };
-        let Some((used, how)) = use_of_root(f, &closures, &stmt.op, r) else {
+        let Some((used, how)) = use_of_root(f, closures, &stmt.op, r) else {
             continue;
         };
         reported.push((block, index));

@@ -305,6 +305,27 @@ pub enum ViewOp {
     Opaque(String),
 }
 
+impl ViewOp {
+    /// `start..end` with `step` on axis `axis`, every index of the axes before it.
+    pub fn on_axis(axis: usize, start: Option<Expr>, end: Option<Expr>, step: Expr) -> ViewOp {
+        let mut specs: Vec<SliceSpec> = (0..axis)
+            .map(|_| SliceSpec::Range {
+                start: None,
+                end: None,
+                step: Expr::int(1),
+            })
+            .collect();
+        specs.push(SliceSpec::Range { start, end, step });
+        ViewOp::Slice(specs)
+    }
+
+    /// `len` indices from `start` on axis `axis` (tch's `narrow`).
+    pub fn narrowed(axis: usize, start: Expr, len: Expr) -> ViewOp {
+        let end = &start + &len;
+        ViewOp::on_axis(axis, Some(start), Some(end), Expr::int(1))
+    }
+}
+
 /// One axis entry of a slice, as in ndarray's `s![]`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SliceSpec {

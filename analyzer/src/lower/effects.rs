@@ -512,7 +512,7 @@ impl Lowerer<'_, '_, '_> {
                     view.shape().get(a).cloned()
                 });
                 let how = match (axis, int(self, 3), len) {
-                    (Some(axis), Some(start), Some(len)) => narrowed(axis, start, len),
+                    (Some(axis), Some(start), Some(len)) => ViewOp::narrowed(axis, start, len),
                     _ => ViewOp::Opaque(name.to_string()),
                 };
                 let part = self.derive_view(dst, how, span);
@@ -974,11 +974,11 @@ impl Lowerer<'_, '_, '_> {
                 None => ViewOp::Opaque("slice".into()),
             },
             ViewKind::Narrow => match (axis_arg(self, 0), int(self, 1), int(self, 2)) {
-                (Some(axis), Some(start), Some(len)) => narrowed(axis, start, len),
+                (Some(axis), Some(start), Some(len)) => ViewOp::narrowed(axis, start, len),
                 _ => ViewOp::Opaque("narrow".into()),
             },
             ViewKind::TchSlice => match (axis_arg(self, 0), int(self, 3)) {
-                (Some(axis), Some(step)) => slice_on_axis(axis, int(self, 1), int(self, 2), step),
+                (Some(axis), Some(step)) => ViewOp::on_axis(axis, int(self, 1), int(self, 2), step),
                 _ => ViewOp::Opaque("slice".into()),
             },
             ViewKind::Transpose => ViewOp::Transpose,
@@ -1076,7 +1076,7 @@ impl Lowerer<'_, '_, '_> {
                     .map(|a| {
                         let how = match self.range_of(a.value) {
                             Some(SliceSpec::Range { start, end, step }) => {
-                                slice_on_axis(axis, start, end, step)
+                                ViewOp::on_axis(axis, start, end, step)
                             }
                             _ => ViewOp::Opaque("range".into()),
                         };
@@ -1204,28 +1204,6 @@ fn block_range(start: Expr, len: Expr) -> SliceSpec {
         start: Some(start),
         step: Expr::int(1),
     }
-}
-
-/// `len` elements from `start` on `axis` (tch's and candle's `narrow`).
-fn narrowed(axis: usize, start: Expr, len: Expr) -> ViewOp {
-    slice_on_axis(axis, Some(start.clone()), Some(&start + &len), Expr::int(1))
-}
-
-pub(crate) fn slice_on_axis(
-    axis: usize,
-    start: Option<Expr>,
-    end: Option<Expr>,
-    step: Expr,
-) -> ViewOp {
-    let mut specs: Vec<crate::ir::SliceSpec> = (0..axis)
-        .map(|_| crate::ir::SliceSpec::Range {
-            start: None,
-            end: None,
-            step: Expr::int(1),
-        })
-        .collect();
-    specs.push(crate::ir::SliceSpec::Range { start, end, step });
-    ViewOp::Slice(specs)
 }
 
 /// A binding's name that can stand for its value (`batch_size`, not `self.n` or `_`).

@@ -150,6 +150,7 @@ pub const PATHS: &[(&str, Sem)] = &[
     ("std::thread::spawn", Sem::ThreadSpawn),
     // rayon
     ("rayon::join", Sem::Join),
+    ("tch::no_grad", Sem::NoGrad),
     ("rayon::scope", Sem::Scope),
     ("rayon::Scope::spawn", Sem::Spawn),
     (

@@ -1649,6 +1649,8 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                     };
                     let region = self.value(v).view.clone();
                     if k == i {
+                        // A whole overwrite (`t.zero_()`) is no element-wise write.
+                        let region = region.filter(|_| !matches!(sem, Sem::Overwrite(_)));
                         self.emit(b, Op::Write { value: v, region }, span);
                     } else {
                         self.emit(b, Op::Read { value: v, region }, span);
@@ -1825,6 +1827,57 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             Sem::Join | Sem::Scope | Sem::Spawn | Sem::ThreadSpawn | Sem::Par(_) => {
                 self.parallel_call(b, sem, args, dst, span)
             }
+            // `t.set_requires_grad(true)`: autograd records `t`'s storage from here on;
+            // the handle returned is another handle of that storage.
+            Sem::RequiresGrad => {
+                let Some(v) = arg(0).filter(|&v| self.value(v).kind.is_memory()) else {
+                    return;
+                };
+                let on = !matches!(
+                    arg(1)
+                        .and_then(|f| self.int_of(f))
+                        .and_then(|e| e.as_const()),
+                    Some(0)
+                );
+                self.emit(b, Op::RequiresGrad { value: v, on }, span);
+                if let Some(root) = self.value(v).kind.root() {
+                    self.roots[root.0 as usize].requires_grad |= on;
+                }
+                let view = self.value(v).view.clone();
+                self.derive(b, dst, v, ViewOp::Whole, view, span);
+            }
+            // `t.shallow_clone()`, `t.detach()`: another handle of the same storage.
+            Sem::Share => {
+                if let Some(v) = arg(0).filter(|&v| self.value(v).kind.is_memory()) {
+                    let view = self.value(v).view.clone();
+                    self.derive(b, dst, v, ViewOp::Whole, view, span);
+                }
+            }
+            // `tch::no_grad(|| ..)`: the closure runs here, with autograd off.
+            Sem::NoGrad => {
+                let closure =
+                    args.iter()
+                        .find_map(|a| match a.value.map(|v| &self.value(v).kind) {
+                            Some(ValueKind::Closure(body)) => Some(*body),
+                            _ => None,
+                        });
+                let Some(body) = closure else {
+                    return self.pass_on(b, name, args, span);
+                };
+                self.lower_pending_closure(body, &[]);
+                if let Some(lowered) = self.bodies.get_mut(body.0 as usize) {
+                    lowered.no_grad = true;
+                }
+                self.emit(
+                    b,
+                    Op::Call {
+                        dst: Some(dst),
+                        callee: Callee::Closure(body),
+                        args: Vec::new(),
+                    },
+                    span,
+                );
+            }
             _ => self.pass_on(b, name, args, span),
         }
     }
@@ -1905,6 +1958,21 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 let v = apply(&how);
                 self.derive(b, dst, src, how, v, span);
             }
+            // tch's `t.narrow(dim, start, length)`.
+            ViewKind::Narrow => {
+                let dim = int(0)
+                    .and_then(|e| e.as_const())
+                    .and_then(|d| usize::try_from(d).ok());
+                let (how, v) = match (dim, int(1), int(2)) {
+                    (Some(axis), Some(start), Some(len)) => {
+                        let how = ViewOp::narrowed(axis, start, len);
+                        let v = apply(&how);
+                        (how, v)
+                    }
+                    _ => (ViewOp::Opaque("narrow".into()), None),
+                };
+                self.derive(b, dst, src, how, v, span);
+            }
             ViewKind::IndexAxis(fixed) => {
                 let (Some(axis), Some(index)) = (fixed.or(axis), int(0)) else {
                     self.derive(b, dst, src, ViewOp::Opaque("index_axis".into()), None, span);
@@ -1944,6 +2012,10 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             }
         }
         if dims.is_empty() {
+            // A borrow of the numbers (`&dims` cast to a slice): theirs.
+            if let Some(&src) = self.whole_views.get(&v) {
+                return self.shape_of(src);
+            }
             // A borrow of an array literal (`&[h as i64, w as i64]`): its elements.
             let literal = self
                 .value(v)

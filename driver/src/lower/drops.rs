@@ -64,6 +64,12 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             return;
         }
         if types::owns_memory(self.tcx, ty) {
+            // A tch tensor is one handle of a reference-counted storage, which other
+            // handles (a `shallow_clone`, the tensor `set_requires_grad` returns) may
+            // keep: dropping one frees nothing the code can see.
+            if types::adt_is(self.tcx, ty, "tch", "Tensor") {
+                return;
+            }
             if self.value(v).kind.is_memory() {
                 self.emit(b, Op::Release { value: v, how }, span);
             }

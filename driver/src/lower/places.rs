@@ -544,6 +544,16 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 }
                 let ty = constant.ty();
                 let class = types::class_of(self.tcx, ty);
+                // `&[16, 32]`, promoted to a constant: its numbers, as fields (a shape).
+                if let Some(ints) = self.constant_ints(constant) {
+                    let v = self.new_value(None, ValueKind::Unknown, class, span);
+                    for (k, n) in ints.into_iter().enumerate() {
+                        let field = self.new_value(None, ValueKind::Scalar, TyClass::Scalar, span);
+                        self.value_mut(field).int = Some(Expr::int(n));
+                        self.set_field(v, 0, k as u32, field);
+                    }
+                    return Some(v);
+                }
                 if class != TyClass::Scalar {
                     return None;
                 }

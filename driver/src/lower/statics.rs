@@ -32,6 +32,53 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         }
     }
 
+    /// The numbers of a constant reference to an array of integers (`&[16, 32]`).
+    pub(crate) fn constant_ints(&self, constant: &mir::ConstOperand<'tcx>) -> Option<Vec<i64>> {
+        let tcx = self.tcx;
+        let ty::Ref(_, inner, _) = constant.ty().kind() else {
+            return None;
+        };
+        let ty::Array(elem, len) = inner.kind() else {
+            return None;
+        };
+        if !elem.is_integral() {
+            return None;
+        }
+        let len = usize::try_from(len.try_to_target_usize(tcx)?).ok()?;
+        let size = usize::try_from(types::size_of(tcx, self.env, *elem)?).ok()?;
+        let value = constant.const_.eval(tcx, self.env, constant.span).ok()?;
+        let ConstValue::Scalar(Scalar::Ptr(ptr, _)) = value else {
+            return None;
+        };
+        let (prov, offset) = ptr.into_raw_parts();
+        let GlobalAlloc::Memory(alloc) = tcx.try_get_global_alloc(prov.alloc_id())? else {
+            return None;
+        };
+        let start = usize::try_from(offset.bytes()).ok()?;
+        let alloc = alloc.inner();
+        if start + len * size > alloc.len() || !(1..=8).contains(&size) {
+            return None;
+        }
+        let bytes =
+            alloc.inspect_with_uninit_and_ptr_outside_interpreter(start..start + len * size);
+        let signed = elem.is_signed();
+        Some(
+            bytes
+                .chunks(size)
+                .map(|chunk| {
+                    let mut word = [0u8; 8];
+                    word[..size].copy_from_slice(chunk);
+                    let raw = u64::from_le_bytes(word);
+                    if signed && size < 8 && raw >> (size * 8 - 1) & 1 == 1 {
+                        (raw | (!0u64 << (size * 8))) as i64
+                    } else {
+                        raw as i64
+                    }
+                })
+                .collect(),
+        )
+    }
+
     /// A reference to the `static` `def`: a view of all of its memory.
     pub(crate) fn static_value(&mut self, def: DefId, span: Span) -> Option<ValueId> {
         let table = self.static_table(def)?;
