@@ -186,6 +186,17 @@ pub const PATHS: &[(&str, Sem)] = &[
         Sem::Par(ParKind::Consume),
     ),
     // iterators consumed whole: every item read
+    // Serial adapters over the same items (or some of them): the iterator they wrap,
+    // so that what it walks is not taken for memory handed to unknown code.
+    (
+        "std::iter::Iterator::enumerate",
+        Sem::Par(ParKind::Adapter(Adapter::Enumerate)),
+    ),
+    ("std::iter::Iterator::zip", Sem::Par(ParKind::Adapter(Adapter::Zip))),
+    ("std::iter::Iterator::rev", Sem::Par(ParKind::Adapter(Adapter::Keep))),
+    ("std::iter::Iterator::skip", Sem::Par(ParKind::Adapter(Adapter::Keep))),
+    ("std::iter::Iterator::take", Sem::Par(ParKind::Adapter(Adapter::Keep))),
+    ("std::iter::Iterator::step_by", Sem::Par(ParKind::Adapter(Adapter::Keep))),
     ("std::iter::Iterator::sum", Sem::Read),
     ("std::iter::Iterator::product", Sem::Read),
     ("std::iter::Iterator::max", Sem::Read),
