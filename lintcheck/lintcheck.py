@@ -318,11 +318,15 @@ def run_crate(binary: Path, crate_dir: Path, runs: int) -> dict:
         for m in messages:
             key = (m["code"], m["level"], m["file"], m["line"], m["message"])
             merged.setdefault(key, {**m, "modes": []})["modes"].append(mode)
-    everything = list(merged.values())
+    return crate_result(list(merged.values()), internal, seconds, summary)
+
+
+def crate_result(messages: list[dict], internal: list[str], seconds: float, summary: dict | None) -> dict:
+    """One crate's run: lint findings, input problems, notes, internal errors, time, size."""
     return {
-        "findings": [m for m in everything if m["code"]],
-        "inputs": [m for m in everything if not m["code"] and m["level"] != "note"],
-        "notes": [m for m in everything if not m["code"] and m["level"] == "note"],
+        "findings": [m for m in messages if m["code"]],
+        "inputs": [m for m in messages if not m["code"] and m["level"] != "note"],
+        "notes": [m for m in messages if not m["code"] and m["level"] == "note"],
         "internal": internal,
         "seconds": seconds,
         "files": (summary or {}).get("analysed_files", 0),
@@ -347,15 +351,7 @@ def run_crate_compiled(binary: Path, crate_dir: Path) -> dict:
         internal.append(f"exit status {run.returncode}: {run.stderr.strip()[-500:]}")
     for m in messages:
         m["modes"] = ["crate"]
-    return {
-        "findings": [m for m in messages if m["code"]],
-        "inputs": [m for m in messages if not m["code"] and m["level"] != "note"],
-        "notes": [m for m in messages if not m["code"] and m["level"] == "note"],
-        "internal": internal,
-        "seconds": seconds,
-        "files": (summary or {}).get("analysed_files", 0),
-        "lines": (summary or {}).get("analysed_lines", 0),
-    }
+    return crate_result(messages, internal, seconds, summary)
 
 
 def load_reviews(path: Path = REVIEWS) -> list[dict]:
@@ -476,9 +472,8 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=3, help="crate-mode runs per crate; the best time is kept")
     parser.add_argument("--front-end", choices=["syntax", "compiler"], default="syntax")
     args = parser.parse_args()
-    if args.front_end == "compiler":
-        return main_compiler(args)
-    dirs = {f"{n}-{v}": download(n, v) for n, v in CRATES}
+    compiler = args.front_end == "compiler"
+    dirs = {f"{n}-{v}": download(n, v) for n, v in (COMPILER_CRATES if compiler else CRATES)}
     if args.download_only:
         for d in dirs.values():
             print(d)
@@ -486,31 +481,18 @@ def main() -> int:
     binary = binary_path(args.binary)
     results = {}
     for crate, path in dirs.items():
-        results[crate] = r = run_crate(binary, path, max(args.runs, 1))
+        if compiler:
+            results[crate] = r = run_crate_compiled(binary, path)
+        else:
+            results[crate] = r = run_crate(binary, path, max(args.runs, 1))
         print(f"{crate}: {r['lines']} lines in {r['seconds']:.2f} s, {len(r['findings'])} findings, "
               f"{len(r['inputs'])} input problems, {len(r['internal'])} internal errors", file=sys.stderr)
-    failures = write_report(results, load_reviews())
-    print(f"wrote {REPORT.relative_to(ROOT)}", file=sys.stderr)
-    for failure in failures:
-        print(f"lintcheck: {failure}", file=sys.stderr)
-    return 1 if args.check and failures else 0
-
-
-def main_compiler(args: argparse.Namespace) -> int:
-    dirs = {f"{n}-{v}": download(n, v) for n, v in COMPILER_CRATES}
-    if args.download_only:
-        for d in dirs.values():
-            print(d)
-        return 0
-    binary = binary_path(args.binary)
-    results = {}
-    for crate, path in dirs.items():
-        results[crate] = r = run_crate_compiled(binary, path)
-        print(f"{crate}: {r['lines']} lines in {r['seconds']:.2f} s, {len(r['findings'])} findings, "
-              f"{len(r['inputs'])} input problems, {len(r['internal'])} internal errors", file=sys.stderr)
-    report = ROOT / "lintcheck" / "report-compiler.md"
-    reviews = load_reviews(ROOT / "lintcheck" / "reviews-compiler.toml")
-    failures = write_report(results, reviews, report, compiler=True)
+    if compiler:
+        report = ROOT / "lintcheck" / "report-compiler.md"
+        failures = write_report(results, load_reviews(ROOT / "lintcheck" / "reviews-compiler.toml"), report, True)
+    else:
+        report = REPORT
+        failures = write_report(results, load_reviews())
     print(f"wrote {report.relative_to(ROOT)}", file=sys.stderr)
     for failure in failures:
         print(f"lintcheck: {failure}", file=sys.stderr)

@@ -7,11 +7,11 @@ folder so the edits below never touch them), each of
 
     cargo check, cargo clippy, cargo tensor-lint --front-end compiler
 
-is timed under the pinned toolchain
+is timed under the pinned toolchain (clippy with `--cap-lints warn`: a crate that
+denies one of its lints would stop it, where tensor-lint goes on)
 
   - cold: from an empty target folder (dependencies downloaded beforehand, so only
     compiling and analysing are timed), and
-    (clippy with `--cap-lints warn`, as tensor-lint fails on no lint of rustc's), and
   - after a one-line edit: one function appended to the crate's `lib.rs`, a new body
     each run, in a target folder the cold run filled.
 

@@ -88,6 +88,12 @@ impl Files {
         Some(Span::new(entry.id, lo.min(len), hi.min(len)))
     }
 
+    /// The source text at `span`.
+    pub(crate) fn text(&self, span: Span) -> Option<&str> {
+        let file = self.sources.try_get(span.file)?;
+        file.text.get(span.lo as usize..span.hi as usize)
+    }
+
     fn entry_at(&self, pos: BytePos) -> Option<&Entry> {
         let k = self.entries.partition_point(|e| e.file.start_pos <= pos);
         let entry = self.entries.get(k.checked_sub(1)?)?;

@@ -1113,15 +1113,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             .iter()
             .find(|s| matches!(s.op, Op::View { dst, .. } if dst == l))
             .map(|s| s.span);
-        let text = |s: Span| {
-            self.cx
-                .files
-                .sources
-                .get(s.file)
-                .text
-                .get(s.lo as usize..s.hi as usize)
-                .map(str::to_string)
-        };
+        let text = |s: Span| self.cx.files.text(s).map(str::to_string);
         let lhs_ref = borrow_span
             .filter(|&s| lhs.ty.is_ref() && text(s).is_some_and(|t| t.starts_with('&')))
             .map(|s| Span::new(s.file, s.lo as usize, s.lo as usize + 1));
@@ -1174,13 +1166,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
     /// Where the method name `method` is written in the call at `span` (`relu` in
     /// `logits.relu()`).
     fn method_name_span(&self, span: Span, method: &str) -> Option<Span> {
-        let text = self
-            .cx
-            .files
-            .sources
-            .get(span.file)
-            .text
-            .get(span.lo as usize..span.hi as usize)?;
+        let text = self.cx.files.text(span)?;
         let dot = text.rfind(&format!(".{method}"))?;
         let lo = span.lo as usize + dot + 1;
         Some(Span::new(span.file, lo, lo + method.len()))
@@ -1209,13 +1195,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
     /// arguments: `Array2::zeros` for `Array2::<f32>::zeros((h, w))`, `to_owned` for
     /// `x.to_owned()`, `vec!` for a `vec![..]`.
     pub(crate) fn written_callee(&self, span: Span) -> Option<String> {
-        let text = self
-            .cx
-            .files
-            .sources
-            .get(span.file)
-            .text
-            .get(span.lo as usize..span.hi as usize)?;
+        let text = self.cx.files.text(span)?;
         if let Some(name) = text.split_once('!').map(|(name, _)| name.trim()) {
             if !name.is_empty()
                 && name
