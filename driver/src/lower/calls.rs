@@ -969,34 +969,12 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         let op = tcx.item_name(def_id).to_string();
         // An operand borrowed whole for the call (`&logits`, the receiver's autoref) is
         // the operand itself, and the borrow is part of the call.
-        let mut borrows: Vec<ValueId> = Vec::new();
-        for mut v in args.iter().filter_map(|a| a.value) {
-            while let Some(&src) = self.whole_views.get(&v) {
-                borrows.push(v);
-                v = src;
-            }
-        }
-        if let Some(block) = self
-            .bodies
-            .get_mut(b.id.0 as usize)
-            .and_then(|body| body.blocks.get_mut(b.cur.0 as usize))
-        {
-            for stmt in &mut block.stmts {
-                if matches!(stmt.op, Op::View { dst, .. } if borrows.contains(&dst)) {
-                    stmt.span = span;
-                }
-            }
-        }
-        let inputs: Vec<ValueId> = args
-            .iter()
-            .filter_map(|a| a.value)
+        let operands: Vec<ValueId> = args.iter().filter_map(|a| a.value).collect();
+        self.borrows_part_of_call(b, &operands, span);
+        let inputs: Vec<ValueId> = operands
+            .into_iter()
             .filter(|&v| self.value(v).kind.is_memory())
-            .map(|mut v| {
-                while let Some(&src) = self.whole_views.get(&v) {
-                    v = src;
-                }
-                v
-            })
+            .map(|v| self.borrowed_from(v))
             .collect();
         // candle's tensors are immutable but for custom ops: no op has an in-place form.
         let immutable = args
@@ -1071,12 +1049,6 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 );
             }
         }
-        let owner = |this: &Self, mut v: ValueId| {
-            while let Some(&src) = this.whole_views.get(&v) {
-                v = src;
-            }
-            v
-        };
         // ndarray's `a - x` with `a` owned writes into `a`'s buffer and returns it.
         let lhs_owned = !lhs.ty.is_ref()
             && class == TyClass::Array
@@ -1129,19 +1101,8 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             })
             .unwrap_or(span);
         // The operands' borrows are part of the operation.
-        let (lo, ro) = (owner(self, l), owner(self, r));
-        let mut borrows = Vec::new();
-        for mut v in [l, r] {
-            while let Some(&src) = self.whole_views.get(&v) {
-                borrows.push(v);
-                v = src;
-            }
-        }
-        for stmt in &mut self.bodies[b.id.0 as usize].blocks[b.cur.0 as usize].stmts {
-            if matches!(stmt.op, Op::View { dst, .. } if borrows.contains(&dst)) {
-                stmt.span = span;
-            }
-        }
+        let (lo, ro) = (self.borrowed_from(l), self.borrowed_from(r));
+        self.borrows_part_of_call(b, &[l, r], span);
         self.roots[root.0 as usize].producer = Some(tensor_lint_analyzer::ir::Producer {
             op: op.to_string(),
             inputs: vec![lo, ro],
@@ -1154,6 +1115,47 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         });
         self.roots[root.0 as usize].allocated_by = Some(op.to_string());
         true
+    }
+
+    /// The variable `v` borrows whole for a call (`x` for the autoref of `x.relu_()`):
+    /// back through whole views of the same name, or unnamed.
+    fn borrowed_from(&self, mut v: ValueId) -> ValueId {
+        while let Some(&src) = self.whole_views.get(&v) {
+            let (name, source) = (&self.value(v).name, &self.value(src).name);
+            if name.is_some() && name != source {
+                break;
+            }
+            v = src;
+        }
+        v
+    }
+
+    /// The whole borrows that made `operands` (the autoref of a receiver, `&x` of an
+    /// operand) are part of the call at `span`, and take its span.
+    fn borrows_part_of_call(&mut self, b: &BodyCx<'tcx>, operands: &[ValueId], span: Span) {
+        let mut borrows: Vec<ValueId> = Vec::new();
+        for &operand in operands {
+            let owner = self.borrowed_from(operand);
+            let mut v = operand;
+            while v != owner {
+                borrows.push(v);
+                match self.whole_views.get(&v) {
+                    Some(&src) => v = src,
+                    None => break,
+                }
+            }
+        }
+        if let Some(block) = self
+            .bodies
+            .get_mut(b.id.0 as usize)
+            .and_then(|body| body.blocks.get_mut(b.cur.0 as usize))
+        {
+            for stmt in &mut block.stmts {
+                if matches!(stmt.op, Op::View { dst, .. } if borrows.contains(&dst)) {
+                    stmt.span = span;
+                }
+            }
+        }
     }
 
     /// The payload of an `Ok`/`Some` that [`Self::allocation_holder`] put new memory in.
@@ -1690,6 +1692,8 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                     return;
                 }
                 if let Some(v) = arg(i).filter(|&v| self.value(v).kind.is_memory()) {
+                    // The receiver borrowed for the call (`x.relu_()`) is `x` itself.
+                    let v = self.borrowed_from(v);
                     let srcs = values
                         .iter()
                         .copied()
@@ -1704,6 +1708,11 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                         },
                         span,
                     );
+                    // tch's `t.relu_()` returns another handle of `t`'s storage.
+                    if types::class_of(self.tcx, dest_ty) == TyClass::Tensor {
+                        let view = self.value(v).view.clone();
+                        self.derive(b, dst, v, ViewOp::Whole, view, span);
+                    }
                 }
             }
             Sem::StoreArg(i) => {
