@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::ui::{check_expectations, fixtures_in, repo_root};
+use common::ui::{check_expectations, files_in_groups, fixtures_in, repo_root};
 
 fn fixtures() -> Vec<std::path::PathBuf> {
     fixtures_in(&repo_root().join("fixtures/ui"))
@@ -35,24 +35,11 @@ fn every_fixture_has_an_expectation_and_no_expectation_is_orphaned() {
             case.display()
         );
     }
-    let ui = repo_root().join("fixtures/ui");
-    for group in std::fs::read_dir(&ui)
-        .expect("fixtures/ui exists")
-        .flatten()
-    {
-        for file in std::fs::read_dir(group.path())
-            .into_iter()
-            .flatten()
-            .flatten()
-        {
-            let path = file.path();
-            if path.extension().is_some_and(|e| e == "stderr") {
-                assert!(
-                    path.with_extension("rs").is_file(),
-                    "{} has no fixture",
-                    path.display()
-                );
-            }
-        }
+    for path in files_in_groups(&repo_root().join("fixtures/ui"), "stderr") {
+        assert!(
+            path.with_extension("rs").is_file(),
+            "{} has no fixture",
+            path.display()
+        );
     }
 }

@@ -21,7 +21,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::ui::{bless, check_expectations, diff, fixtures_in, repo_root};
+use common::ui::{bless, check_expectations, diff, files_in_groups, fixtures_in, repo_root};
 
 const PARITY: &str = "fixtures/ui/compiler-parity.txt";
 
@@ -124,33 +124,19 @@ fn shared_expectation(case: &Path) -> PathBuf {
 
 #[test]
 fn every_compiler_expectation_belongs_to_a_shared_fixture_and_differs_from_it() {
-    let root = repo_root().join("fixtures/ui");
-    for group in std::fs::read_dir(&root)
-        .expect("fixtures/ui exists")
-        .flatten()
-    {
-        for file in std::fs::read_dir(group.path())
-            .into_iter()
-            .flatten()
-            .flatten()
-        {
-            let path = file.path();
-            if path.extension().is_none_or(|e| e != "compiler_stderr") {
-                continue;
-            }
-            assert!(
-                path.with_extension("rs").is_file(),
-                "{} has no fixture",
-                path.display()
-            );
-            let own = std::fs::read_to_string(&path).unwrap_or_default();
-            let shared = std::fs::read_to_string(path.with_extension("stderr")).unwrap_or_default();
-            assert_ne!(
-                own,
-                shared,
-                "{} says nothing the shared expectation does not",
-                path.display()
-            );
-        }
+    for path in files_in_groups(&repo_root().join("fixtures/ui"), "compiler_stderr") {
+        assert!(
+            path.with_extension("rs").is_file(),
+            "{} has no fixture",
+            path.display()
+        );
+        let own = std::fs::read_to_string(&path).unwrap_or_default();
+        let shared = std::fs::read_to_string(path.with_extension("stderr")).unwrap_or_default();
+        assert_ne!(
+            own,
+            shared,
+            "{} says nothing the shared expectation does not",
+            path.display()
+        );
     }
 }

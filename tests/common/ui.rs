@@ -15,6 +15,11 @@ pub fn bless() -> bool {
 
 /// The `.rs` files directly inside each folder of `dir`, sorted.
 pub fn fixtures_in(dir: &Path) -> Vec<PathBuf> {
+    files_in_groups(dir, "rs")
+}
+
+/// The files ending in `.{extension}` directly inside each folder of `dir`, sorted.
+pub fn files_in_groups(dir: &Path, extension: &str) -> Vec<PathBuf> {
     let mut found = Vec::new();
     for group in std::fs::read_dir(dir)
         .expect("fixture folder exists")
@@ -29,7 +34,7 @@ pub fn fixtures_in(dir: &Path) -> Vec<PathBuf> {
             .flatten()
         {
             let case = case.path();
-            if case.extension().is_some_and(|e| e == "rs") {
+            if case.extension().is_some_and(|e| e == extension) {
                 found.push(case);
             }
         }

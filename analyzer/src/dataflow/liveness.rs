@@ -47,13 +47,6 @@ impl ValueSet {
         changed
     }
 
-    /// Removes every value of `other`.
-    pub fn subtract(&mut self, other: &ValueSet) {
-        for (a, b) in self.words.iter_mut().zip(&other.words) {
-            *a &= !*b;
-        }
-    }
-
     /// `self` becomes `out − defs ∪ uses`; whether it changed.
     fn assign_transfer(&mut self, out: &ValueSet, defs: &ValueSet, uses: &ValueSet) -> bool {
         let len = out.words.len().max(uses.words.len());

@@ -804,13 +804,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             return Some(memory);
         }
         let name = self.display_name(v);
-        let root = self.new_root(
-            &name,
-            RootOrigin::Param(index),
-            self.tcx.types.u8,
-            ReleasedBy::NotOwned,
-            span,
-        );
+        let root = self.caller_root(&name, index, self.tcx.types.u8, span);
         let memory = self.new_value(Some(name), ValueKind::View(root), TyClass::Unknown, span);
         self.value_mut(memory).view = Some(View {
             root,
@@ -1196,7 +1190,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
     /// The function a call at `span` names, as the user wrote it without generic
     /// arguments: `Array2::zeros` for `Array2::<f32>::zeros((h, w))`, `to_owned` for
     /// `x.to_owned()`, `vec!` for a `vec![..]`.
-    pub(crate) fn written_callee(&self, span: Span) -> Option<String> {
+    fn written_callee(&self, span: Span) -> Option<String> {
         let text = self.cx.files.text(span)?;
         if let Some(name) = text.split_once('!').map(|(name, _)| name.trim()) {
             if !name.is_empty()

@@ -792,13 +792,7 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
         // atomics or cells: the object's bytes, laid out as the compiler lays them out.
         if let Some(object) = types::shared_counters(self.tcx, self.env, ty) {
             if let Some(size) = types::size_of(self.tcx, self.env, object) {
-                let root = self.new_root(
-                    &name,
-                    RootOrigin::Param(index),
-                    self.tcx.types.u8,
-                    ReleasedBy::NotOwned,
-                    span,
-                );
+                let root = self.caller_root(&name, index, self.tcx.types.u8, span);
                 let len = Expr::int(i64::try_from(size).unwrap_or(i64::MAX));
                 let r = &mut self.roots[root.0 as usize];
                 r.shape = Some(vec![len.clone()]);
@@ -814,13 +808,7 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
         // A tensor: memory of elements whose type is only known at run time, owned by
         // the library's handle (the caller's).
         if class == TyClass::Tensor {
-            let root = self.new_root(
-                &name,
-                RootOrigin::Param(index),
-                self.tcx.types.f32,
-                ReleasedBy::NotOwned,
-                span,
-            );
+            let root = self.caller_root(&name, index, self.tcx.types.f32, span);
             let kind = if ty.is_ref() {
                 ValueKind::View(root)
             } else {
@@ -1256,6 +1244,23 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
     }
 
     /// A root of elements of type `elem`.
+    /// A root for memory that parameter `index` reaches and the caller owns.
+    pub(crate) fn caller_root(
+        &mut self,
+        name: &str,
+        index: usize,
+        elem: Ty<'tcx>,
+        span: Span,
+    ) -> RootId {
+        self.new_root(
+            name,
+            RootOrigin::Param(index),
+            elem,
+            ReleasedBy::NotOwned,
+            span,
+        )
+    }
+
     pub(crate) fn new_root(
         &mut self,
         name: &str,

@@ -248,13 +248,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             let owned = types::owns_memory(self.tcx, field_ty);
             if let Some(elem) = types::element_of(self.tcx, field_ty) {
                 if class.holds_memory() || owned {
-                    let root = self.new_root(
-                        &base_name,
-                        RootOrigin::Param(index),
-                        elem,
-                        ReleasedBy::NotOwned,
-                        span,
-                    );
+                    let root = self.caller_root(&base_name, index, elem, span);
                     self.roots[root.0 as usize].field = Some(field_name.clone());
                     let elem_bytes = self.roots[root.0 as usize].elem_bytes;
                     self.value_mut(v).kind = match class {
