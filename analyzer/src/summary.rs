@@ -456,10 +456,12 @@ fn through_raw_pointer(ir: &FnIr, derived: &Derivations, v: ValueId) -> bool {
 /// the function's integer parameters alone (so a caller can put its arguments in).
 fn pointer_offset(ir: &FnIr, v: ValueId) -> Option<crate::oracle::Expr> {
     let val = ir.values.get(v.0 as usize)?;
-    if !matches!(val.kind, ValueKind::RawPtr(_)) {
+    let view = val.view.as_ref()?;
+    // A raw pointer, or a reference to the one element it points at (`&mut *p.add(i)`).
+    let element_ref = matches!(val.kind, ValueKind::View(_)) && view.dims.is_empty();
+    if !matches!(val.kind, ValueKind::RawPtr(_)) && !element_ref {
         return None;
     }
-    let view = val.view.as_ref()?;
     let names = int_param_names(ir);
     view.offset
         .symbols()

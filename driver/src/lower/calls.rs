@@ -2,6 +2,7 @@
 //! the callee's summary (a function of the crate), the model table (a library
 //! function), or nothing known (any other function, which may keep what it is given).
 
+use rustc_hir::def_id::DefId;
 use rustc_middle::mir;
 use rustc_middle::ty::{self, Instance, Ty};
 use rustc_span::Spanned;
@@ -108,7 +109,8 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                         span,
                     );
                     let summary = FnSummary::of_alternatives(&summaries);
-                    self.apply_summary(b, summary, &name, &lowered, dst, dest_ty, span);
+                    let def = self.cx.fns[ids[0].0 as usize].to_def_id();
+                    self.apply_summary(b, summary, (&name, def), &lowered, dst, dest_ty, span);
                 } else {
                     self.unknown_call(b, &name, &lowered, dst, span);
                 }
@@ -369,7 +371,18 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                         ViewOp::Offset(lo.clone()),
                         view.and_then(|v| super::places::sub_range(&v, &lo, &hi)),
                     ),
-                    None => (ViewOp::Opaque("index".into()), None),
+                    // `a[[r, c]]`, `a[(r, c)]` of an array: one element, each index on
+                    // its own axis.
+                    None => match self.multi_index(i, args[1].ty, view.as_ref()) {
+                        Some(element) => (
+                            ViewOp::Offset(
+                                &element.offset
+                                    - &view.as_ref().map_or(Expr::int(0), |v| v.offset.clone()),
+                            ),
+                            Some(element),
+                        ),
+                        None => (ViewOp::Opaque("index".into()), None),
+                    },
                 },
                 None => (ViewOp::Opaque("index".into()), None),
             };
@@ -530,8 +543,83 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         let Some(summary) = self.summary_of(id) else {
             return;
         };
-        let callee_name = self.fn_display_name(self.cx.fns[id.0 as usize].to_def_id());
-        self.apply_summary(b, summary, &callee_name, args, dst, dest_ty, span);
+        let def = self.cx.fns[id.0 as usize].to_def_id();
+        let callee_name = self.fn_display_name(def);
+        let says_nothing = summary.returns == ReturnSummary::Nothing;
+        self.apply_summary(b, summary, (&callee_name, def), args, dst, dest_ty, span);
+        if says_nothing && !self.value(dst).kind.is_memory() {
+            self.signature_result(b, def, args, dst, dest_ty, span);
+        }
+    }
+
+    /// What the callee's signature alone says of its result, when its body said nothing
+    /// (a generic callee, whose memory is its caller's type): `fn get(&self) -> &mut T`
+    /// hands out unique access to all the receiver holds, unseen by the borrow checker
+    /// (so each call claims it); `fn new(target: &'a mut T) -> Self` makes a value that
+    /// holds its one `&mut` argument.
+    fn signature_result(
+        &mut self,
+        b: &BodyCx<'tcx>,
+        def: DefId,
+        args: &[Arg<'tcx>],
+        dst: ValueId,
+        dest_ty: Ty<'tcx>,
+        span: Span,
+    ) {
+        let tcx = self.tcx;
+        let method = tcx.impl_of_assoc(def).is_some() && tcx.associated_item(def).is_method();
+        let shared_ref = |ty: Ty<'tcx>| matches!(ty.kind(), ty::Ref(_, _, ty::Mutability::Not));
+        let mut_ref = |ty: Ty<'tcx>| matches!(ty.kind(), ty::Ref(_, _, ty::Mutability::Mut));
+        if method && mut_ref(dest_ty) && args.len() == 1 && shared_ref(args[0].ty) {
+            let Some(receiver) = args[0].value else {
+                return;
+            };
+            let src = if self.value(receiver).kind.is_memory() {
+                Some(receiver)
+            } else {
+                self.struct_memory(b, receiver, span)
+            };
+            let Some(src) = src.filter(|&v| self.value(v).kind.is_memory()) else {
+                return;
+            };
+            let view = self.value(src).view.clone();
+            let how = match &view {
+                Some(view) => ViewOp::FromRaw {
+                    shape: view.dims.iter().map(|d| d.len.clone()).collect(),
+                    strides: Some(view.dims.iter().map(|d| d.stride.clone()).collect()),
+                },
+                None => ViewOp::Opaque(self.fn_display_name(def)),
+            };
+            self.derive(b, dst, src, how, view.clone(), span);
+            self.emit(
+                b,
+                Op::Claim {
+                    value: dst,
+                    region: view,
+                },
+                span,
+            );
+            return;
+        }
+        let returns_self = tcx.impl_of_assoc(def).is_some_and(|imp| {
+            let declared = tcx
+                .fn_sig(def)
+                .instantiate_identity()
+                .skip_binder()
+                .output();
+            declared == tcx.type_of(imp).instantiate_identity().skip_normalization()
+        });
+        let muts: Vec<ValueId> = args
+            .iter()
+            .filter(|a| mut_ref(a.ty))
+            .filter_map(|a| a.value)
+            .collect();
+        if !method && returns_self && args.iter().filter(|a| mut_ref(a.ty)).count() == 1 {
+            if let Some(&src) = muts.first().filter(|&&v| self.value(v).kind.is_memory()) {
+                let view = self.value(src).view.clone();
+                self.derive(b, dst, src, ViewOp::Whole, view, span);
+            }
+        }
     }
 
     /// What calling function `id` does, as far as known now: its summary, or what its
@@ -554,7 +642,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         &mut self,
         b: &BodyCx<'tcx>,
         summary: FnSummary,
-        callee_name: &str,
+        (callee_name, callee): (&str, DefId),
         args: &[Arg<'tcx>],
         dst: ValueId,
         dest_ty: Ty<'tcx>,
@@ -742,19 +830,48 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                         self.value(src).view.clone()
                     } else {
                         match &summary.returns_offset {
-                            Some(offset) => self.value(src).view.as_ref().map(|v| View {
-                                dims: Vec::new(),
-                                ..shifted(v, offset)
-                            }),
+                            Some(offset) => {
+                                let offset = self.callee_offset(callee, offset, args);
+                                self.value(src)
+                                    .view
+                                    .as_ref()
+                                    .zip(offset)
+                                    .map(|(v, offset)| View {
+                                        dims: Vec::new(),
+                                        ..shifted(v, &offset)
+                                    })
+                            }
                             None => None,
                         }
                     };
-                    let how = if summary.returns_whole {
-                        ViewOp::Whole
-                    } else {
-                        ViewOp::Opaque(callee_name.clone())
+                    // `unsafe fn get(self, i) -> &'a mut T { &mut *self.first.add(i) }` of
+                    // a copyable handle (or `&self`): a `&mut` the borrow checker never
+                    // saw, rebuilt from a pointer, unique for as long as it lives.
+                    let given = args.get(i).map(|a| a.ty);
+                    let unchecked =
+                        given.is_some_and(|ty| {
+                            !matches!(ty.kind(), ty::Ref(_, _, ty::Mutability::Mut))
+                                && self.tcx.type_is_copy_modulo_regions(self.env, ty)
+                        }) && matches!(dest_ty.kind(), ty::Ref(_, _, ty::Mutability::Mut));
+                    let how = match &view {
+                        Some(view) if unchecked => ViewOp::FromRaw {
+                            shape: view.dims.iter().map(|d| d.len.clone()).collect(),
+                            strides: Some(view.dims.iter().map(|d| d.stride.clone()).collect()),
+                        },
+                        _ if summary.returns_whole => ViewOp::Whole,
+                        _ => ViewOp::Opaque(callee_name.to_string()),
                     };
-                    self.derive(b, dst, src, how, view, span);
+                    self.derive(b, dst, src, how, view.clone(), span);
+                    if unchecked {
+                        self.emit(
+                            b,
+                            Op::Claim {
+                                value: dst,
+                                region: view,
+                            },
+                            span,
+                        );
+                    }
                 }
             }
             ReturnSummary::Entry(table) => self.table_entry(b, &table, dst, span),
@@ -783,6 +900,24 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 }
             }
         }
+    }
+
+    /// `offset`, written over the names of `callee`'s integer parameters (a summary's
+    /// `returns_offset`), at this call: over what its arguments hold.
+    fn callee_offset(&self, callee: DefId, offset: &Expr, args: &[Arg<'tcx>]) -> Option<Expr> {
+        let params = self.tcx.fn_arg_idents(callee);
+        let values: std::collections::BTreeMap<String, Expr> = offset
+            .symbols()
+            .into_iter()
+            .map(|s| {
+                let k = params
+                    .iter()
+                    .position(|p| p.is_some_and(|p| p.name.as_str() == s))?;
+                let int = self.int_of(args.get(k)?.value?)?;
+                Some((s, int))
+            })
+            .collect::<Option<_>>()?;
+        Some(offset.map_symbols(&|s| values.get(s).cloned()))
     }
 
     /// The memory a struct value reaches, as one root (what a callee's summary means by
@@ -1150,6 +1285,29 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 }
             }
         }
+    }
+
+    /// The element `index` (an array or tuple of integers, one per axis) picks in
+    /// `view`, when every index is known and there is one per axis.
+    fn multi_index(&self, index: ValueId, ty: Ty<'tcx>, view: Option<&View>) -> Option<View> {
+        let count = match ty.kind() {
+            ty::Array(elem, len) if elem.is_integral() => {
+                len.try_to_target_usize(self.tcx).map(|n| n as usize)?
+            }
+            ty::Tuple(parts) if parts.iter().all(|t| t.is_integral()) => parts.len(),
+            _ => return None,
+        };
+        let mut element = view?.clone();
+        if element.dims.len() != count {
+            return None;
+        }
+        for k in 0..count {
+            let i = self
+                .field_of(index, 0, k as u32)
+                .and_then(|v| self.int_of(v))?;
+            element = element.index(0, i)?;
+        }
+        Some(element)
     }
 
     /// The payload of an `Ok`/`Some` that [`Self::allocation_holder`] put new memory in.

@@ -213,6 +213,11 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                     return;
                 };
                 if !self.value(src).kind.is_memory() {
+                    // `(lo..hi).into_par_iter()`: one task per integer.
+                    if let Some(range) = self.ranges.get(&src).cloned() {
+                        self.ranges.insert(dst, range);
+                        self.parallel_ranges.insert(dst);
+                    }
                     return;
                 }
                 // An iterator made parallel (`axis_iter_mut(..).into_par_iter()`) walks
@@ -248,6 +253,9 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                     return;
                 };
                 self.copy_value(b, dst, src, span);
+                if self.parallel_ranges.contains(&src) && adapter != Adapter::Enumerate {
+                    self.parallel_ranges.insert(dst);
+                }
                 if let Some(mut info) = self.iters.get(&src).cloned() {
                     if adapter == Adapter::Enumerate {
                         info.enumerate = true;
@@ -261,12 +269,27 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 else {
                     return;
                 };
-                let Some(info) = self.iters.get(&iter).cloned() else {
+                let range = self
+                    .parallel_ranges
+                    .contains(&iter)
+                    .then(|| self.ranges.get(&iter).cloned())
+                    .flatten();
+                let info = self.iters.get(&iter).cloned();
+                if info.is_none() && range.is_none() {
                     self.lower_pending_closure(body, &[]);
                     return;
-                };
+                }
                 let symbol = self.symbol("it");
-                let (item, count) = self.iteration_item(b, &info, &symbol, span);
+                let (item, count) = match (info, range) {
+                    (Some(info), _) => self.iteration_item(b, &info, &symbol, span),
+                    // The integers `lo..hi`: item `lo + it` of `hi - lo`.
+                    (None, Some((lo, hi))) => {
+                        let item = self.new_value(None, ValueKind::Scalar, TyClass::Scalar, span);
+                        self.value_mut(item).int = Some(&lo + &Expr::sym(&symbol));
+                        (item, &hi - &lo)
+                    }
+                    (None, None) => return,
+                };
                 self.lower_pending_closure(body, &[Some(item)]);
                 let value = self.bodies[body.0 as usize].params.first().copied();
                 let iteration = Iteration {

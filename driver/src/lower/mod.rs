@@ -88,6 +88,10 @@ pub(crate) struct FnLowerer<'a, 'tcx> {
     aliases: FxHashMap<ValueId, ValueId>,
     /// `lo..hi` of integer ranges (`Range` values and the iterators made from them).
     ranges: FxHashMap<ValueId, (Expr, Expr)>,
+    /// Integers a body computes at run time, as the symbols that stand for them.
+    run_values: Vec<(BodyId, String)>,
+    /// Ranges made parallel iterators (`(0..n).into_par_iter()`).
+    parallel_ranges: FxHashSet<ValueId>,
     /// How many items serial iterators give, when known (`(0..n).map(f)` gives `n`).
     iter_lens: FxHashMap<ValueId, Expr>,
     /// The root of each `static` table this function names, by name.
@@ -230,6 +234,8 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
             whole_views: FxHashMap::default(),
             aliases: FxHashMap::default(),
             ranges: FxHashMap::default(),
+            parallel_ranges: FxHashSet::default(),
+            run_values: Vec::new(),
             iter_lens: FxHashMap::default(),
             static_roots: FxHashMap::default(),
             run_time_indices: Vec::new(),
@@ -311,7 +317,7 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
             storage_tests: Vec::new(),
             owner_copies: Vec::new(),
             run_time_indices: self.run_time_indices,
-            run_values: Vec::new(),
+            run_values: self.run_values,
             element_values: Vec::new(),
             loop_starts: self.loop_starts,
             guards: Vec::new(),
@@ -1354,6 +1360,24 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
         };
         *count += 1;
         symbol
+    }
+
+    /// A symbol for an integer body `b` computes at run time and nothing else knows
+    /// (`let n = len_of(x)`): one value where the block being lowered runs once, another
+    /// on every round of a loop around it.
+    pub(crate) fn run_time_symbol(&mut self, b: &BodyCx<'tcx>, name: &str) -> Expr {
+        let in_loop = self
+            .bodies
+            .get(b.id.0 as usize)
+            .and_then(|body| body.blocks.get(b.cur.0 as usize))
+            .is_some_and(|block| block.loop_depth > 0);
+        let symbol = if in_loop {
+            self.varying_symbol(name)
+        } else {
+            self.symbol(name)
+        };
+        self.run_values.push((b.id, symbol.clone()));
+        Expr::sym(&symbol)
     }
 
     /// A symbol based on `name` that is always fresh (`name#k`): for what takes another

@@ -163,6 +163,16 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         let class = types::class_of(self.tcx, target_ty);
         let whole = matches!(class, TyClass::LocalStruct | TyClass::Unknown)
             && !types::is_buffer(self.tcx, target_ty);
+        // `*r` of `r = &x`, `x` a struct of the crate (a pointer newtype captured by
+        // reference): `x` itself, not memory `x` points to.
+        if whole {
+            if let Some(&owner) = self.borrowed_owners.get(&v) {
+                if class == TyClass::LocalStruct && self.value_types.get(&owner) == Some(&target_ty)
+                {
+                    return Loc::Value(owner);
+                }
+            }
+        }
         if whole && !into_memory {
             let name = self.value(v).name.clone();
             let origin = self.param_index(v);
@@ -248,21 +258,26 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             let owned = types::owns_memory(self.tcx, field_ty);
             if let Some(elem) = types::element_of(self.tcx, field_ty) {
                 if class.holds_memory() || owned {
-                    let root = self.caller_root(&base_name, index, elem, span);
+                    let root = self.caller_root(&name, index, elem, span);
                     self.roots[root.0 as usize].field = Some(field_name.clone());
                     let elem_bytes = self.roots[root.0 as usize].elem_bytes;
                     self.value_mut(v).kind = match class {
                         TyClass::RawPtr => ValueKind::RawPtr(Some(root)),
                         _ => ValueKind::View(root),
                     };
-                    if class != TyClass::RawPtr {
-                        self.value_mut(v).view = Some(View {
-                            root,
-                            elem_bytes,
-                            offset: Expr::int(0),
-                            dims: vec![Dim::new(Expr::sym(&format!("{name}.len")), 1)],
-                        });
-                    }
+                    // A pointer points at the first element, as a pointer parameter
+                    // does; a buffer is one dimension of a length the caller picks.
+                    let dims = if class == TyClass::RawPtr {
+                        Vec::new()
+                    } else {
+                        vec![Dim::new(Expr::sym(&format!("{name}.len")), 1)]
+                    };
+                    self.value_mut(v).view = Some(View {
+                        root,
+                        elem_bytes,
+                        offset: Expr::int(0),
+                        dims,
+                    });
                 }
             }
         }

@@ -26,6 +26,28 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             let dst = self.assigned(b, place.local);
             self.replaced = Some(self.local(b, place.local));
             self.define_from(b, dst, rvalue, span);
+            // A variable of integer type set once to what nothing here computes (`let
+            // [rows, cols] = sizes(x)`): one value, a symbol of its name.
+            let local = place.local;
+            // (A copy of another variable, or of a capture, is that variable's value,
+            // known or not.)
+            let copy = match rvalue {
+                Rvalue::Use(op, _) => op.place().is_some_and(|p| {
+                    p.projection.is_empty() || (b.id.0 != 0 && p.local.as_usize() == 1)
+                }),
+                _ => false,
+            };
+            if !copy
+                && !b.multi_def[local.as_usize()]
+                && self.value(dst).int.is_none()
+                && b.mir.local_decls[local].ty.is_integral()
+                && local.as_usize() > b.mir.arg_count
+            {
+                if let Some(name) = self.value(dst).name.clone() {
+                    let symbol = self.run_time_symbol(b, &name);
+                    self.value_mut(dst).int = Some(symbol);
+                }
+            }
             b.current[place.local.as_usize()] = dst;
             return;
         }
@@ -385,11 +407,18 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                     let name = self.place_name(b, place);
                     self.value_mut(dst).name = name;
                 }
+                let reborrow = place.projection.as_slice() == [mir::PlaceElem::Deref];
                 // A reborrow of a borrowed owner (`&mut *r`) borrows the same owner.
                 if let Some(&owner) = self.borrowed_owners.get(&base) {
-                    if place.projection.as_slice() == [mir::PlaceElem::Deref] {
+                    if reborrow {
                         self.borrowed_owners.insert(dst, owner);
                     }
+                }
+                // `let out = &mut *tmp` of a call's result: the result is what the
+                // variable names.
+                if reborrow && self.value(base).name.is_none() {
+                    let name = self.value(dst).name.clone();
+                    self.value_mut(base).name = name;
                 }
                 let how = match &region {
                     Some(r) => ViewOp::Offset(r.offset.clone()),
