@@ -2,6 +2,7 @@
 
 use std::collections::HashMap;
 
+use tensor_lint_analyzer::dataflow::derivations::{derivations, Derivations};
 use tensor_lint_analyzer::dataflow::{liveness::uses_after, FnFacts};
 use tensor_lint_analyzer::ir::{
     BlockId, BodyId, BodyKind, FnIr, Op, RootId, RootOrigin, Stmt, TyClass, ValueId, ValueKind,
@@ -130,6 +131,26 @@ struct ClaimSite {
     span: Span,
 }
 
+/// Whether `first` (a `&mut`), or a reference or view made of it (`let lo = &mut *tmp`,
+/// `&mut lo[..k]`), is used after `second` is made.
+fn used_after(f: &FnIr, derived: &Derivations, second: &ClaimSite, first: ValueId) -> bool {
+    let made_of = |mut v: ValueId| {
+        for _ in 0..16 {
+            if v == first {
+                return true;
+            }
+            match derived.get(&v) {
+                Some((src, _)) => v = *src,
+                None => return false,
+            }
+        }
+        false
+    };
+    std::iter::once(first)
+        .chain(derived.keys().copied().filter(|&v| v != first && made_of(v)))
+        .any(|v| !uses_after(f, second.body, second.block, second.index, v).is_empty())
+}
+
 /// Two `&mut` made from raw pointers into one buffer, the first still used after the
 /// second is made, that may cover the same element: `&mut *p.add(i)` and
 /// `&mut *p.add(j)` handed to `mem::swap`, two rows of one matrix as slices. Rust
@@ -157,6 +178,11 @@ fn two_claims_case(f: &FnIr, asm: &Assumptions, out: &mut Vec<LintFinding>) {
             }
         }
     }
+    let derived = if claims.len() > 1 {
+        derivations(f)
+    } else {
+        Derivations::default()
+    };
     let mut reported: Vec<Span> = Vec::new();
     for (n, second) in claims.iter().enumerate() {
         for first in &claims[..n] {
@@ -169,7 +195,7 @@ fn two_claims_case(f: &FnIr, asm: &Assumptions, out: &mut Vec<LintFinding>) {
                     (first.body, first.block, first.index),
                     (second.body, second.block, second.index),
                 )
-                || uses_after(f, second.body, second.block, second.index, first.value).is_empty()
+                || !used_after(f, &derived, second, first.value)
                 || indices_compared(f, &first.view, &second.view)
             {
                 continue;
@@ -197,10 +223,10 @@ fn two_claims_case(f: &FnIr, asm: &Assumptions, out: &mut Vec<LintFinding>) {
                 named(first.value, "the first `&mut`"),
                 named(second.value, "the second `&mut`"),
             );
-            let may = if proven { "" } else { "may " };
+            let are = if proven { "are" } else { "may be" };
             let mut d = Diagnostic::new(
                 Severity::Error,
-                format!("two `&mut` to the same elements of `{root}` {may}be live at once"),
+                format!("two `&mut` to the same elements of `{root}` {are} live at once"),
                 Label::new(
                     second.span,
                     format!("{b} is made here while {a} is still in use"),

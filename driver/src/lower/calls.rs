@@ -313,6 +313,18 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             self.copy_value(b, dst, first, span);
             if let Some(info) = self.iters.get(&first).cloned() {
                 self.iters.insert(dst, info);
+            } else if self.walks_elements(args[0].ty, first) {
+                // `for x in &mut v[..]`: one element after the other.
+                self.iters.insert(
+                    dst,
+                    super::closures::IterInfo {
+                        source: first,
+                        axis: 0,
+                        chunk: None,
+                        parallel: false,
+                        enumerate: false,
+                    },
+                );
             }
             return true;
         }
@@ -1285,6 +1297,30 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 }
             }
         }
+    }
+
+    /// Whether `v`, of type `ty`, is a reference to a slice, array or vector of numbers,
+    /// one dimension of them, whose iterator gives references to the elements in order.
+    /// (Elements that are pointers or owners are values the item holds, not places.)
+    fn walks_elements(&self, ty: Ty<'tcx>, v: ValueId) -> bool {
+        let ty::Ref(_, target, _) = ty.kind() else {
+            return false;
+        };
+        let elem = match target.kind() {
+            ty::Slice(elem) | ty::Array(elem, _) => Some(*elem),
+            ty::Adt(_, args) if types::adt_is(self.tcx, *target, "alloc", "Vec") => {
+                args.types().next()
+            }
+            _ => None,
+        };
+        let numbers = elem.is_some_and(|e| e.is_integral() || e.is_floating_point() || e.is_bool());
+        numbers
+            && self.value(v).kind.is_memory()
+            && self
+                .value(v)
+                .view
+                .as_ref()
+                .is_some_and(|view| view.dims.len() == 1)
     }
 
     /// The element `index` (an array or tuple of integers, one per axis) picks in

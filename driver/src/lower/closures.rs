@@ -410,7 +410,17 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         dst_local: Option<mir::Local>,
         span: Span,
     ) {
-        let iter = self.pointees.get(&iter_ref).copied().unwrap_or(iter_ref);
+        let mut iter = self.pointees.get(&iter_ref).copied().unwrap_or(iter_ref);
+        // `&mut it` of an iterator over memory is a whole view of it.
+        for _ in 0..8 {
+            if self.iters.contains_key(&iter) || self.ranges.contains_key(&iter) {
+                break;
+            }
+            match self.whole_views.get(&iter) {
+                Some(&src) => iter = src,
+                None => break,
+            }
+        }
         let name = dst_local
             .and_then(|l| loop_variable_name(b.mir, l))
             .unwrap_or_else(|| "it".to_string());

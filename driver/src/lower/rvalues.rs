@@ -179,7 +179,27 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                     }
                 }
             }
-            Rvalue::Ref(_, _, place) | Rvalue::RawPtr(_, place) | Rvalue::Reborrow(_, _, place) => {
+            Rvalue::Ref(_, kind, place) => {
+                self.borrow(b, dst, place, span);
+                // `&mut *p` of a raw pointer: a unique reference to all it points at,
+                // which the borrow checker never saw.
+                let through_pointer = place.projection.last() == Some(&mir::PlaceElem::Deref)
+                    && mir::PlaceRef {
+                        local: place.local,
+                        projection: &place.projection[..place.projection.len() - 1],
+                    }
+                    .ty(b.mir, self.tcx)
+                    .ty
+                    .is_raw_ptr();
+                if through_pointer
+                    && matches!(kind, mir::BorrowKind::Mut { .. })
+                    && self.value(dst).kind.root().is_some()
+                {
+                    let region = self.value(dst).view.clone();
+                    self.emit(b, Op::Claim { value: dst, region }, span);
+                }
+            }
+            Rvalue::RawPtr(_, place) | Rvalue::Reborrow(_, _, place) => {
                 self.borrow(b, dst, place, span)
             }
             Rvalue::Cast(kind, op, _) => {
@@ -292,6 +312,9 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         }
         if let Some(range) = self.ranges.get(&src).cloned() {
             self.ranges.insert(dst, range);
+        }
+        if let Some(info) = self.iters.get(&src).cloned() {
+            self.iters.insert(dst, info);
         }
         if let Some(len) = self.iter_lens.get(&src).cloned() {
             self.iter_lens.insert(dst, len);
