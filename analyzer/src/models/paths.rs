@@ -153,6 +153,13 @@ pub const PATHS: &[(&str, Sem)] = &[
     ("tch::no_grad", Sem::NoGrad),
     ("rayon::scope", Sem::Scope),
     ("rayon::Scope::spawn", Sem::Spawn),
+    // Thread pools: every closure handed to one runs alongside the others and the
+    // caller until the pool is joined.
+    ("rayon::spawn", Sem::ThreadSpawn),
+    ("rayon::spawn_fifo", Sem::ThreadSpawn),
+    ("rayon::ThreadPool::spawn", Sem::ThreadSpawn),
+    ("rayon::ThreadPool::spawn_fifo", Sem::ThreadSpawn),
+    ("threadpool::ThreadPool::execute", Sem::ThreadSpawn),
     (
         "rayon::slice::ParallelSliceMut::par_chunks_mut",
         Sem::Par(ParKind::Chunks),

@@ -301,6 +301,23 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             }
             return true;
         }
+        // `lo..=hi`, made by a call: the integers `lo..hi + 1`.
+        let inclusive = tcx.item_name(def_id).as_str() == "new"
+            && tcx.impl_of_assoc(def_id).is_some_and(|imp| {
+                let self_ty = tcx.type_of(imp).instantiate_identity().skip_normalization();
+                types::adt_is(tcx, self_ty, "core", "RangeInclusive")
+            });
+        if inclusive {
+            let lo = self.int_of(first);
+            let hi = args
+                .get(1)
+                .and_then(|a| a.value)
+                .and_then(|v| self.int_of(v));
+            if let (Some(lo), Some(hi)) = (lo, hi) {
+                self.ranges.insert(dst, (lo, &hi + &Expr::int(1)));
+            }
+            return true;
+        }
         let Some(trait_id) = tcx.trait_of_assoc(def_id) else {
             return false;
         };
@@ -838,6 +855,14 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                     }
                 });
                 if let Some(src) = src {
+                    // What a struct's getter returns goes by the struct's name, as the
+                    // call is written (`p.get()` is `p`).
+                    if let Some(v) = arg(i).filter(|&v| v != src && self.value(dst).name.is_none())
+                    {
+                        let v = self.pointees.get(&v).copied().unwrap_or(v);
+                        let name = self.value(self.canonical(v)).name.clone();
+                        self.value_mut(dst).name = name;
+                    }
                     let view = if summary.returns_whole {
                         self.value(src).view.clone()
                     } else {

@@ -190,7 +190,8 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 );
             }
             Sem::ThreadSpawn => {
-                let Some(body) = closure_body(self, 0) else {
+                // The closure: the only argument, or the one after the pool.
+                let Some(body) = (0..args.len()).find_map(|i| closure_body(self, i)) else {
                     return;
                 };
                 self.lower_pending_closure(body, &[]);

@@ -155,7 +155,8 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 if self.value(dst).name.is_none() {
                     if let Some(place) = op.place() {
                         let name = self.capture_name(b, &place).or_else(|| {
-                            let whole = place.projection.iter().all(|p| p == mir::PlaceElem::Deref);
+                            let whole = place.projection.iter().all(|p| p == mir::PlaceElem::Deref)
+                                || self.newtype_pointer(b, &place);
                             whole
                                 .then(|| self.value(self.local(b, place.local)).name.clone())
                                 .flatten()
@@ -286,6 +287,25 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             }
             _ => {}
         }
+    }
+
+    /// Whether `place` is the pointer of a pointer newtype (`p.0` of `struct
+    /// SendPtr(*mut f32)`): the pointer the variable is, as the user reads it.
+    fn newtype_pointer(&self, b: &BodyCx<'tcx>, place: &mir::Place<'tcx>) -> bool {
+        let [rest @ .., mir::PlaceElem::Field(_, field_ty)] = place.projection.as_slice() else {
+            return false;
+        };
+        if !field_ty.is_raw_ptr() || rest.iter().any(|p| *p != mir::PlaceElem::Deref) {
+            return false;
+        }
+        let base = mir::PlaceRef {
+            local: place.local,
+            projection: rest,
+        }
+        .ty(b.mir, self.tcx)
+        .ty;
+        matches!(base.kind(), ty::Adt(adt, _)
+            if adt.did().is_local() && adt.is_struct() && adt.all_fields().count() == 1)
     }
 
     /// `dst = src`: the same memory (a move or copy of an owner, pointer or view), the
@@ -548,7 +568,15 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
 
     /// The number of elements `v` reaches, when its geometry says.
     pub(crate) fn length_of(&self, v: ValueId) -> Option<Expr> {
-        let view = self.value(v).view.as_ref()?;
+        // A slice whose place nothing here knows (one a method returns): its length is
+        // one value, named after it, as the iterations over it count it.
+        let Some(view) = self.value(v).view.as_ref() else {
+            let value = self.value(v);
+            let slice = matches!(value.ty, TyClass::Slice) && value.kind.is_memory();
+            return slice
+                .then(|| value.name.as_ref().map(|n| Expr::sym(&format!("{n}.len"))))
+                .flatten();
+        };
         let mut len = Expr::int(1);
         for d in &view.dims {
             len = &len * &d.len;
