@@ -363,7 +363,12 @@ fn describe(f: &FnIr, defs: &HashMap<ValueId, Def<'_>>, v: ValueId) -> String {
         return "a temporary".into();
     };
     match &stmt.op {
-        Op::View { src, how, .. } => {
+        Op::View { dst, src, how } => {
+            // A reborrow (`&*x`, `&mut x[..]` of all of it) is what it borrows.
+            let same = |v: ValueId| f.values.get(v.0 as usize).and_then(|x| x.view.as_ref());
+            if matches!(how, ViewOp::Whole) || (same(*dst).is_some() && same(*dst) == same(*src)) {
+                return describe(f, defs, *src);
+            }
             let of = describe(f, defs, *src);
             let what = match how {
                 ViewOp::Whole => "a view",
@@ -708,7 +713,27 @@ fn partial_overlap_case(
         }
         _ => false,
     };
-    let src_span = defs.get(&src).map(|d| d.stmt.span);
+    // The source as written: inside a borrow of a temporary (`&w.tr()`), the temporary.
+    let mut at = src;
+    for _ in 0..16 {
+        let Some(Def { stmt, .. }) = defs.get(&at) else {
+            break;
+        };
+        let Op::View { dst, src: inner, how } = &stmt.op else {
+            break;
+        };
+        let view = |v: ValueId| f.values.get(v.0 as usize).and_then(|x| x.view.as_ref());
+        let reborrow = matches!(how, ViewOp::Whole) || (view(*dst).is_some() && view(*dst) == view(*inner));
+        let temporary = f.values.get(inner.0 as usize).is_some_and(|x| x.name.is_none());
+        let inside = defs
+            .get(inner)
+            .is_some_and(|d| d.stmt.span.file == stmt.span.file && d.stmt.span.lo >= stmt.span.lo && d.stmt.span.hi <= stmt.span.hi);
+        if !(reborrow && temporary && inside) {
+            break;
+        }
+        at = *inner;
+    }
+    let src_span = defs.get(&at).map(|d| d.stmt.span);
     if let Some(span) = src_span.filter(|s| *s != w.span) {
         let how = if shifted {
             "this reaches the same memory with the same layout, shifted"

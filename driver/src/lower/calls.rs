@@ -1917,7 +1917,8 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                         Op::InPlace {
                             dst: v,
                             srcs,
-                            method: name.to_string(),
+                            // The method as written (`mapv_inplace`), not the row's path.
+                            method: name.rsplit("::").next().unwrap_or(name).to_string(),
                         },
                         span,
                     );
