@@ -976,7 +976,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             return Some(memory);
         }
         let name = self.display_name(v);
-        let root = self.caller_root(&name, index, self.tcx.types.u8, span);
+        let root = self.caller_root(&format!("{name}'s buffer"), index, self.tcx.types.u8, span);
         let memory = self.new_value(Some(name), ValueKind::View(root), TyClass::Unknown, span);
         self.value_mut(memory).view = Some(View {
             root,
@@ -1999,6 +1999,26 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                         })
                     })
                     .collect();
+                // References into memory (`mem::swap(&mut *a, &mut *b)`): both places
+                // are read and written.
+                for (a, slot) in args.iter().zip(&slots) {
+                    let Some(v) = a
+                        .value
+                        .filter(|&v| slot.is_none() && self.value(v).kind.is_memory())
+                    else {
+                        continue;
+                    };
+                    let region = self.value(v).view.clone();
+                    self.emit(
+                        b,
+                        Op::Read {
+                            value: v,
+                            region: region.clone(),
+                        },
+                        span,
+                    );
+                    self.emit(b, Op::Write { value: v, region }, span);
+                }
                 for slot in slots.into_iter().flatten() {
                     if self.value(slot).kind.is_memory() {
                         self.emit(

@@ -196,6 +196,17 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                     && matches!(kind, mir::BorrowKind::Mut { .. })
                     && self.value(dst).kind.root().is_some()
                 {
+                    // Named as the pointer it is made of (`&mut *a` is `a`'s).
+                    if self.value(dst).name.is_none()
+                        && place.projection.len() == 1
+                        && b.mir.var_debug_info.iter().any(|info| {
+                            matches!(&info.value, mir::VarDebugInfoContents::Place(p)
+                                if p.local == place.local && p.projection.is_empty())
+                        })
+                    {
+                        let name = self.value(self.local(b, place.local)).name.clone();
+                        self.value_mut(dst).name = name;
+                    }
                     let region = self.value(dst).view.clone();
                     self.emit(b, Op::Claim { value: dst, region }, span);
                 }
