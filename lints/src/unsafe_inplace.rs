@@ -855,7 +855,8 @@ fn first_read_after(
         if reads(&stmt.op, v) {
             return Some((ub, ui, stmt.span));
         }
-        if let Op::View { dst, .. } = &stmt.op {
+        // A view of it, or the same tensor moved or copied (`x + &y` takes `x` by value).
+        if let Op::View { dst, .. } | Op::Assign { dst, .. } = &stmt.op {
             // Reads through the op's own result see the new value on purpose.
             if Some(*dst) == result {
                 continue;
@@ -866,6 +867,32 @@ fn first_read_after(
         }
     }
     None
+}
+
+/// Whether every way on from block `from` of `body` passes through block `to` before
+/// the function returns (a path that ends in `unreachable` never returns).
+fn always_reaches(f: &FnIr, body: BodyId, from: BlockId, to: BlockId) -> bool {
+    let Some(b) = f.bodies.get(body.0 as usize) else {
+        return false;
+    };
+    let mut seen = vec![false; b.blocks.len()];
+    let mut work = vec![from];
+    while let Some(at) = work.pop() {
+        let Some(block) = b.blocks.get(at.0 as usize) else {
+            return false;
+        };
+        if matches!(block.term, tensor_lint_analyzer::ir::Terminator::Return { .. }) {
+            return false;
+        }
+        for &next in block.term.successors() {
+            let k = next.0 as usize;
+            if next != to && k < seen.len() && !seen[k] {
+                seen[k] = true;
+                work.push(next);
+            }
+        }
+    }
+    true
 }
 
 fn old_value_case(
@@ -931,7 +958,7 @@ fn old_value_case(
     }) else {
         return;
     };
-    let proven = rb == w.block;
+    let proven = rb == w.block || always_reaches(f, w.body, w.block, rb);
     let dst = describe(f, defs, w.dst);
     let through = describe(f, defs, alias);
     let message = if alias == w.dst {
