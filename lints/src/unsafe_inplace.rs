@@ -614,6 +614,30 @@ fn reorders_unknown(defs: &HashMap<ValueId, Def<'_>>, dst: ValueId, src: ValueId
     Some(da.iter().chain(&db).any(reorders))
 }
 
+/// What `v` borrows whole (`&src`, `&*x`, `&w.tr()` is `w.tr()`), followed to a named
+/// value or to a view that changes the layout.
+fn reborrowed(f: &FnIr, defs: &HashMap<ValueId, Def<'_>>, mut v: ValueId) -> ValueId {
+    let view = |x: ValueId| f.values.get(x.0 as usize).and_then(|x| x.view.as_ref());
+    let name = |x: ValueId| f.values.get(x.0 as usize).and_then(|x| x.name.as_ref());
+    for _ in 0..16 {
+        let Some(Def { stmt, .. }) = defs.get(&v) else {
+            break;
+        };
+        match &stmt.op {
+            // (A named value goes on only to the value of that name it borrows.)
+            Op::View { dst, src, how }
+                if (matches!(how, ViewOp::Whole)
+                    || (view(*dst).is_some() && view(*dst) == view(*src)))
+                    && (name(v).is_none() || name(v) == name(*src)) =>
+            {
+                v = *src;
+            }
+            _ => break,
+        }
+    }
+    v
+}
+
 fn partial_overlap_case(
     f: &FnIr,
     facts: &FnFacts,
@@ -626,6 +650,9 @@ fn partial_overlap_case(
     if !facts.points_to.may_share_root(w.dst, src) {
         return;
     }
+    // The source and destination as written, not the borrows the call made of them.
+    let src = reborrowed(f, defs, src);
+    let dst_named = reborrowed(f, defs, w.dst);
     // The code asks whether the two share storage (`a.same_storage(&b)`): it handles
     // the aliased case itself.
     let tested = f.storage_tests.iter().any(|&(a, b)| {
@@ -649,7 +676,7 @@ fn partial_overlap_case(
             match colliding_pair(a, b, &answer) {
                 Some(pair) => {
                     let root = root_label(f, a.root);
-                    let dst_name = short_name(f, w.dst);
+                    let dst_name = short_name(f, dst_named);
                     let src_at = match &f.value(src).name {
                         Some(name) => format!("`{name}{}`", index_text(&pair.b)),
                         None => format!("index `{}` of the source", index_text(&pair.b)),
@@ -713,27 +740,7 @@ fn partial_overlap_case(
         }
         _ => false,
     };
-    // The source as written: inside a borrow of a temporary (`&w.tr()`), the temporary.
-    let mut at = src;
-    for _ in 0..16 {
-        let Some(Def { stmt, .. }) = defs.get(&at) else {
-            break;
-        };
-        let Op::View { dst, src: inner, how } = &stmt.op else {
-            break;
-        };
-        let view = |v: ValueId| f.values.get(v.0 as usize).and_then(|x| x.view.as_ref());
-        let reborrow = matches!(how, ViewOp::Whole) || (view(*dst).is_some() && view(*dst) == view(*inner));
-        let temporary = f.values.get(inner.0 as usize).is_some_and(|x| x.name.is_none());
-        let inside = defs
-            .get(inner)
-            .is_some_and(|d| d.stmt.span.file == stmt.span.file && d.stmt.span.lo >= stmt.span.lo && d.stmt.span.hi <= stmt.span.hi);
-        if !(reborrow && temporary && inside) {
-            break;
-        }
-        at = *inner;
-    }
-    let src_span = defs.get(&at).map(|d| d.stmt.span);
+    let src_span = defs.get(&src).map(|d| d.stmt.span);
     if let Some(span) = src_span.filter(|s| *s != w.span) {
         let how = if shifted {
             "this reaches the same memory with the same layout, shifted"

@@ -151,6 +151,7 @@ pub const PATHS: &[(&str, Sem)] = &[
     // rayon
     ("rayon::join", Sem::Join),
     ("tch::no_grad", Sem::NoGrad),
+    ("tch::IndexOp::i", Sem::View(ViewKind::TchIndex)),
     ("rayon::scope", Sem::Scope),
     ("rayon::Scope::spawn", Sem::Spawn),
     // Thread pools: every closure handed to one runs alongside the others and the

@@ -9,8 +9,8 @@ use rustc_span::Spanned;
 
 use tensor_lint_analyzer::ir::geometry;
 use tensor_lint_analyzer::ir::{
-    Callee, EscapeKind, FnId, LeakKind, Op, ReleaseKind, ReleasedBy, RootOrigin, TyClass, ValueId,
-    ValueKind, ViewOp,
+    Callee, EscapeKind, FnId, LeakKind, Op, ReleaseKind, ReleasedBy, RootOrigin, SliceSpec,
+    TyClass, ValueId, ValueKind, ViewOp,
 };
 use tensor_lint_analyzer::models::{
     AtomicOp, Ctor, LayoutCtor, Meta, ReleaseHow, Sem, ViewKind, WrapKind,
@@ -1838,18 +1838,23 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 }
             }
             Sem::Overwrite(i) | Sem::WriteArg(i) => {
-                for (k, a) in args.iter().enumerate() {
-                    let Some(v) = a.value.filter(|&v| self.value(v).kind.is_memory()) else {
-                        continue;
-                    };
-                    let region = self.value(v).view.clone();
-                    if k == i {
-                        // A whole overwrite (`t.zero_()`) is no element-wise write.
-                        let region = region.filter(|_| !matches!(sem, Sem::Overwrite(_)));
-                        self.emit(b, Op::Write { value: v, region }, span);
-                    } else {
-                        self.emit(b, Op::Read { value: v, region }, span);
-                    }
+                // The sources are read, then the destination written (for a whole
+                // overwrite, `t.copy_(&s)`, `t.zero_()`, as a whole: no element-wise
+                // write).
+                let whole = matches!(sem, Sem::Overwrite(_));
+                let memory: Vec<(usize, ValueId)> = args
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(k, a)| a.value.map(|v| (k, v)))
+                    .filter(|&(_, v)| self.value(v).kind.is_memory())
+                    .collect();
+                for &(_, v) in memory.iter().filter(|(k, _)| *k != i) {
+                    let region = self.value(v).view.clone().filter(|_| !whole);
+                    self.emit(b, Op::Read { value: v, region }, span);
+                }
+                for &(_, v) in memory.iter().filter(|(k, _)| *k == i) {
+                    let region = self.value(v).view.clone().filter(|_| !whole);
+                    self.emit(b, Op::Write { value: v, region }, span);
                 }
             }
             Sem::ReadArg(i) => {
@@ -2217,6 +2222,38 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 self.derive(b, dst, src, how, v, span);
                 // `broadcast` gives an `Option` of the view.
                 self.set_field(dst, 1, 0, dst);
+            }
+            // tch's `t.i(1..4)`, `t.i((0..4, 2..8))`: a range or an index per leading
+            // axis, as a slice.
+            ViewKind::TchIndex => {
+                let index = rest.first().and_then(|a| a.value);
+                let parts: Vec<ValueId> = match index {
+                    Some(v) if self.ranges.contains_key(&v) || self.int_of(v).is_some() => vec![v],
+                    Some(v) => (0..).map_while(|k| self.field_of(v, 0, k)).collect(),
+                    None => Vec::new(),
+                };
+                let specs: Option<Vec<SliceSpec>> = (!parts.is_empty())
+                    .then(|| {
+                        parts
+                            .iter()
+                            .map(|&p| match (self.ranges.get(&p), self.int_of(p)) {
+                                (Some((lo, hi)), _) => Some(SliceSpec::Range {
+                                    start: Some(lo.clone()),
+                                    end: Some(hi.clone()),
+                                    step: Expr::int(1),
+                                }),
+                                (None, Some(i)) => Some(SliceSpec::Index(i)),
+                                (None, None) => None,
+                            })
+                            .collect()
+                    })
+                    .flatten();
+                let how = match specs {
+                    Some(specs) => ViewOp::Slice(specs),
+                    None => ViewOp::Opaque("i".into()),
+                };
+                let v = apply(&how);
+                self.derive(b, dst, src, how, v, span);
             }
             _ => self.derive(b, dst, src, ViewOp::Whole, view, span),
         }
