@@ -195,6 +195,9 @@ pub(crate) struct BodyCx<'tcx> {
     jumps: Vec<rustc_span::Span>,
     /// The values made where control joins: block, local, value.
     phis: Vec<(BasicBlock, Local, ValueId)>,
+    /// Fields of what a parameter points to that a loop of the body assigns (`self.spare
+    /// = next` walking a chain), as the local and projections that reach them.
+    loop_stored_fields: FxHashSet<(Local, Vec<mir::PlaceElem<'tcx>>)>,
 }
 
 impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
@@ -455,7 +458,9 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
             returns,
             jumps,
             phis: Vec::new(),
+            loop_stored_fields: FxHashSet::default(),
         };
+        b.loop_stored_fields = loop_stored_fields(mir, &b.loops);
         self.declare_locals(&mut b);
         b.current = b.locals.clone();
         b.tracked = (0..b.locals.len())
@@ -1417,6 +1422,36 @@ fn block(bb: BasicBlock) -> BlockId {
 }
 
 /// Which locals of `mir` are assigned more than once (a parameter counts as assigned).
+/// The fields of what a parameter points to (`(*_1).spare`) that a statement inside one
+/// of `loops` assigns: each round of the loop may see another value there.
+fn loop_stored_fields<'tcx>(
+    mir: &mir::Body<'tcx>,
+    loops: &[closures::NaturalLoop],
+) -> FxHashSet<(Local, Vec<mir::PlaceElem<'tcx>>)> {
+    let mut out = FxHashSet::default();
+    for (bb, data) in mir.basic_blocks.iter_enumerated() {
+        let in_loop = loops
+            .iter()
+            .any(|l| l.blocks.get(bb.as_usize()).copied().unwrap_or(false));
+        if !in_loop {
+            continue;
+        }
+        for stmt in &data.statements {
+            let mir::StatementKind::Assign(assign) = &stmt.kind else {
+                continue;
+            };
+            let place = assign.0;
+            let through_param = place.local.as_usize() >= 1
+                && place.local.as_usize() <= mir.arg_count
+                && place.projection.first() == Some(&mir::PlaceElem::Deref);
+            if through_param && matches!(place.projection.last(), Some(mir::PlaceElem::Field(..))) {
+                out.insert((place.local, place.projection.to_vec()));
+            }
+        }
+    }
+    out
+}
+
 fn multi_defined(mir: &mir::Body<'_>) -> Vec<bool> {
     let mut count = vec![0u32; mir.local_decls.len()];
     for n in count.iter_mut().skip(1).take(mir.arg_count) {

@@ -76,7 +76,17 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                     if is_pointer_wrapper(self.tcx, base_ty) {
                         Loc::Value(v)
                     } else {
-                        Loc::Value(self.field_value(v, base_ty, var, field, field_ty, span))
+                        let stored_in_loop = b
+                            .loop_stored_fields
+                            .contains(&(place.local, place.projection[..=k].to_vec()));
+                        Loc::Value(self.field_value(
+                            v,
+                            base_ty,
+                            (var, field),
+                            field_ty,
+                            stored_in_loop,
+                            span,
+                        ))
                     }
                 }
                 (Loc::Value(v), PlaceElem::Index(local)) => {
@@ -228,9 +238,9 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         &mut self,
         base: ValueId,
         base_ty: Ty<'tcx>,
-        variant: u32,
-        field: u32,
+        (variant, field): (u32, u32),
         field_ty: Ty<'tcx>,
+        stored_in_loop: bool,
         span: Span,
     ) -> ValueId {
         if let Some(v) = self.field_of(base, variant, field) {
@@ -256,7 +266,10 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         if let Some(index) = self.param_structs.get(&base).copied() {
             self.param_structs.insert(v, index);
             let owned = types::owns_memory(self.tcx, field_ty);
-            if let Some(elem) = types::element_of(self.tcx, field_ty) {
+            // A field a loop assigns (a cursor walking a chain) holds what the caller
+            // gave only on the first round: which memory it reaches is not known.
+            let elem = types::element_of(self.tcx, field_ty).filter(|_| !stored_in_loop);
+            if let Some(elem) = elem {
                 if class.holds_memory() || owned {
                     let root = self.caller_root(&name, index, elem, span);
                     self.roots[root.0 as usize].field = Some(field_name.clone());
