@@ -118,11 +118,14 @@ fn check_body(
     let paths = PathSearch::new(f, body);
     for ob in obligations(f, pt, body) {
         let r = ob.root;
-        let answer = paths.run(
+        // A path to where the function ends is the clearer report (it shows the exit and
+        // the `continue` that skips the release); a path that only comes round to the
+        // allocation again is reported when there is none.
+        let search = |realloc: Step| paths.run(
             ob.block,
             ob.index + 1,
             |_, _, stmt| match &stmt.op {
-                Op::Alloc { root, .. } if *root == r => Step::Found,
+                Op::Alloc { root, .. } if *root == r => realloc,
                 Op::Release { value, .. } | Op::AssumeNull { value }
                     if pt.roots(*value).contains(&r) =>
                 {
@@ -180,6 +183,10 @@ fn check_body(
             },
             |_, _| true,
         );
+        let answer = match search(Step::Prune) {
+            PathAnswer::Found(end, path) => PathAnswer::Found(end, path),
+            _ => search(Step::Found),
+        };
         let PathAnswer::Found(end, path) = answer else {
             continue;
         };

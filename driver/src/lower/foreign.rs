@@ -62,6 +62,14 @@ impl<'tcx> ForeignRoles<'tcx> {
         roles.roles.get(tcx.item_name(def).as_str()).cloned()
     }
 
+    /// Whether `name` is a releasing function among the foreign functions of `krate`.
+    fn releases(&self, tcx: TyCtxt<'tcx>, files: &Files, krate: CrateNum, name: &str) -> bool {
+        matches!(
+            self.of_crate(tcx, files, krate).roles.get(name),
+            Some(Foreign::Release { .. })
+        )
+    }
+
     /// Whether foreign function `def` takes a handle of its C API as parameter `i`.
     fn takes_handle(&self, tcx: TyCtxt<'tcx>, files: &Files, def: DefId, i: usize) -> bool {
         let sig = tcx.fn_sig(def).instantiate_identity().skip_binder();
@@ -218,8 +226,9 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 release,
             }) => self.made_through(b, args.get(out), release, span),
             None => {
-                // Handles owed to a foreign releasing function stay owed: another
-                // foreign function only borrows them. Other memory may be kept.
+                // Handles owed to a releasing function of the same C API stay owed:
+                // another of its functions only borrows them. Other memory may be
+                // kept (a buffer handed to a queue, whoever hands it back later).
                 // So is a handle of the C API's own type, whoever owes it.
                 let kept: Vec<Arg<'tcx>> = args
                     .iter()
@@ -228,11 +237,13 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                         let owed_to_foreign = a
                             .value
                             .and_then(|v| self.value(v).kind.root())
-                            .is_some_and(|r| {
-                                matches!(
-                                    self.roots[r.0 as usize].released_by,
-                                    ReleasedBy::Function(_)
-                                )
+                            .is_some_and(|r| match &self.roots[r.0 as usize].released_by {
+                                ReleasedBy::Function(release) => {
+                                    self.cx
+                                        .foreign
+                                        .releases(tcx, self.cx.files, def.krate, release)
+                                }
+                                _ => false,
                             });
                         let borrowed = owed_to_foreign
                             || self.cx.foreign.takes_handle(tcx, self.cx.files, def, i);

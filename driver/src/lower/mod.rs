@@ -921,13 +921,17 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
                 // A `break` or `continue` jumps from where it is written (the compiler
                 // gives the jump itself no place; the unit value it leaves has one).
                 let bb = BasicBlock::from_u32(b.cur.0);
-                let jump = b.mir.basic_blocks[bb].statements.iter().find_map(|s| {
-                    b.jumps
-                        .iter()
-                        .filter(|j| j.contains(s.source_info.span))
-                        .min_by_key(|j| j.hi() - j.lo())
-                        .copied()
-                });
+                let jump = b.mir.basic_blocks[bb]
+                    .statements
+                    .iter()
+                    .find_map(|s| {
+                        b.jumps
+                            .iter()
+                            .filter(|j| j.contains(s.source_info.span))
+                            .min_by_key(|j| j.hi() - j.lo())
+                            .copied()
+                    })
+                    .or_else(|| branch_jump(b, bb));
                 if let Some(at) = jump.and_then(|j| self.cx.files.span(j)) {
                     // A `break` stays a jump, even to the return: it is what a message
                     // about the path names.
@@ -1481,6 +1485,33 @@ fn multi_defined(mir: &mir::Body<'_>) -> Vec<bool> {
 
 /// The spans of the `return` expressions, and of the `break` and `continue` ones, of
 /// the body `mir` was built from, leaving out those of the closures in it.
+/// The `break` or `continue` block `bb` is, when its statements say nothing of it (only
+/// the ends of scopes it leaves): the one jump written after the test of the branch that
+/// leads to `bb` alone, and before the end of the first scope `bb` leaves.
+fn branch_jump(b: &BodyCx<'_>, bb: BasicBlock) -> Option<rustc_span::Span> {
+    let mir = b.mir;
+    let [pred] = mir.basic_blocks.predecessors()[bb].as_slice() else {
+        return None;
+    };
+    let test = mir.basic_blocks[*pred].terminator.as_ref()?;
+    if !matches!(test.kind, TerminatorKind::SwitchInt { .. }) {
+        return None;
+    }
+    let after = test.source_info.span;
+    let scope_end = mir.basic_blocks[bb]
+        .statements
+        .iter()
+        .map(|s| s.source_info.span)
+        .filter(|s| s.lo() >= after.hi())
+        .min_by_key(|s| s.lo())?;
+    let mut candidates = b
+        .jumps
+        .iter()
+        .filter(|j| j.lo() >= after.hi() && j.hi() <= scope_end.lo());
+    let jump = *candidates.next()?;
+    candidates.next().is_none().then_some(jump)
+}
+
 fn jump_spans(
     tcx: TyCtxt<'_>,
     mir: &mir::Body<'_>,
