@@ -928,11 +928,41 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                         self.value_mut(dst).int = Some(Expr::sym(&key));
                     }
                 }
-                // What the callee built and hands back is the caller's to drop.
+                // What the callee built and hands back is the caller's to drop: an
+                // owner, or a struct of the crate with owners in its fields (each field
+                // is dropped with the struct).
                 if types::owns_memory(self.tcx, dest_ty) {
                     self.new_allocation(b, dst, dest_ty, ReleasedBy::Drop, None, span);
                     if let Some(root) = self.value(dst).kind.root() {
                         self.roots[root.0 as usize].origin = RootOrigin::Unknown;
+                    }
+                } else if let ty::Adt(adt, generics) = dest_ty.kind() {
+                    let plain = adt.did().is_local()
+                        && adt.is_struct()
+                        && self.tcx.adt_destructor(adt.did()).is_none();
+                    let fields: Vec<(u32, Ty<'tcx>)> = if plain {
+                        adt.non_enum_variant()
+                            .fields
+                            .iter()
+                            .enumerate()
+                            .map(|(k, f)| (k as u32, f.ty(self.tcx, generics).skip_normalization()))
+                            .filter(|(_, t)| types::owns_memory(self.tcx, *t))
+                            .collect()
+                    } else {
+                        Vec::new()
+                    };
+                    for (k, field_ty) in fields {
+                        if self.field_of(dst, 0, k).is_some() {
+                            continue;
+                        }
+                        let class = types::class_of(self.tcx, field_ty);
+                        let field = self.new_value(None, ValueKind::Unknown, class, span);
+                        self.value_types.insert(field, field_ty);
+                        self.new_allocation(b, field, field_ty, ReleasedBy::Drop, None, span);
+                        if let Some(root) = self.value(field).kind.root() {
+                            self.roots[root.0 as usize].origin = RootOrigin::Unknown;
+                        }
+                        self.set_field(dst, 0, k, field);
                     }
                 }
             }
