@@ -833,6 +833,16 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 }
             }
         }
+        // `owns(key, part, parts)`: what the callee's `true` says, over the arguments.
+        if let [said] = summary.returns_condition.as_slice() {
+            let lhs = self.callee_offset(callee, &said.lhs, args);
+            let rhs = self.callee_offset(callee, &said.rhs, args);
+            if let (Some(lhs), Some(rhs)) = (lhs, rhs) {
+                let cmp = said.cmp;
+                self.conditions
+                    .insert(dst, tensor_lint_analyzer::ir::Assumption { lhs, cmp, rhs });
+            }
+        }
         match summary.returns {
             ReturnSummary::Alloc(released_by) => {
                 // A struct whose own `Drop` releases what it holds is dropped like any

@@ -90,6 +90,12 @@ pub(crate) struct FnLowerer<'a, 'tcx> {
     ranges: FxHashMap<ValueId, (Expr, Expr)>,
     /// Integers a body computes at run time, as the symbols that stand for them.
     run_values: Vec<(BodyId, String)>,
+    /// What a comparison result says when it is `true` (`key % parts == part`).
+    conditions: FxHashMap<ValueId, tensor_lint_analyzer::ir::Assumption>,
+    /// What the function's result says when `true`, at each of its returns.
+    returned_conditions: Vec<Option<tensor_lint_analyzer::ir::Assumption>>,
+    /// What the conditions of the branches around each write say, by the write's span.
+    guards: Vec<(Span, Vec<tensor_lint_analyzer::ir::Assumption>)>,
     /// Ranges made parallel iterators (`(0..n).into_par_iter()`).
     parallel_ranges: FxHashSet<ValueId>,
     /// How many items serial iterators give, when known (`(0..n).map(f)` gives `n`).
@@ -195,6 +201,9 @@ pub(crate) struct BodyCx<'tcx> {
     jumps: Vec<rustc_span::Span>,
     /// The values made where control joins: block, local, value.
     phis: Vec<(BasicBlock, Local, ValueId)>,
+    /// The `true` sides of the branches on a known comparison lowered so far: the block
+    /// control enters only from that side, and what holds there.
+    guard_edges: Vec<(BasicBlock, tensor_lint_analyzer::ir::Assumption)>,
     /// Fields of what a parameter points to that a loop of the body assigns (`self.spare
     /// = next` walking a chain), as the local and projections that reach them.
     loop_stored_fields: FxHashSet<(Local, Vec<mir::PlaceElem<'tcx>>)>,
@@ -238,6 +247,9 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
             aliases: FxHashMap::default(),
             ranges: FxHashMap::default(),
             parallel_ranges: FxHashSet::default(),
+            conditions: FxHashMap::default(),
+            returned_conditions: Vec::new(),
+            guards: Vec::new(),
             run_values: Vec::new(),
             iter_lens: FxHashMap::default(),
             static_roots: FxHashMap::default(),
@@ -323,9 +335,14 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
             run_values: self.run_values,
             element_values: Vec::new(),
             loop_starts: self.loop_starts,
-            guards: Vec::new(),
+            guards: self.guards,
             loop_carried: Vec::new(),
-            returns_condition: Vec::new(),
+            returns_condition: match self.returned_conditions.as_slice() {
+                [Some(first), rest @ ..] if rest.iter().all(|r| r.as_ref() == Some(first)) => {
+                    vec![first.clone()]
+                }
+                _ => Vec::new(),
+            },
         }
     }
 
@@ -459,6 +476,7 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
             jumps,
             phis: Vec::new(),
             loop_stored_fields: FxHashSet::default(),
+            guard_edges: Vec::new(),
         };
         b.loop_stored_fields = loop_stored_fields(mir, &b.loops);
         self.declare_locals(&mut b);
@@ -945,6 +963,17 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
             }
             TerminatorKind::SwitchInt { discr, targets } => {
                 let cond = self.operand(b, discr, span).map(|c| self.scalar_origin(c));
+                // `if key % parts == part { .. }`: the `true` side (a bool switch sends
+                // 0 elsewhere), entered from here alone, runs where the test holds.
+                let said = cond.and_then(|c| self.conditions.get(&c).cloned());
+                if let (Some(said), [(0, _)]) =
+                    (said, targets.iter().collect::<Vec<_>>().as_slice())
+                {
+                    let side = targets.otherwise();
+                    if b.mir.basic_blocks.predecessors()[side].len() == 1 {
+                        b.guard_edges.push((side, said));
+                    }
+                }
                 // `if p.is_null()`: on the side where it is, nothing was allocated.
                 if let Some(pointer) = cond.and_then(|c| self.null_tests.get(&c).copied()) {
                     if let Some((_, null_side)) = targets.iter().find(|(v, _)| *v != 0) {
@@ -1035,10 +1064,18 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
             }
             // What is returned is known once the whole body is lowered (a loop's exit
             // may come before the loop's body in the order blocks are lowered).
-            TerminatorKind::Return => Terminator::Return {
-                value: None,
-                kind: ReturnKind::End,
-            },
+            TerminatorKind::Return => {
+                // What a `bool` result says when it is `true`, the same at every return.
+                if b.id.0 == 0 {
+                    let result = self.scalar_origin(self.local(b, mir::RETURN_PLACE));
+                    let said = self.conditions.get(&result).cloned();
+                    self.returned_conditions.push(said);
+                }
+                Terminator::Return {
+                    value: None,
+                    kind: ReturnKind::End,
+                }
+            }
             TerminatorKind::Call {
                 func,
                 args,
@@ -1229,6 +1266,24 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
     // ---- building blocks -----------------------------------------------------------
 
     pub(crate) fn emit(&mut self, b: &BodyCx<'tcx>, op: Op, span: Span) {
+        // A write inside the `true` side of tests: it runs only where they hold.
+        let writes = matches!(
+            op,
+            Op::Write { .. } | Op::Claim { .. } | Op::Atomic { .. } | Op::InPlace { .. }
+        );
+        if writes && !b.guard_edges.is_empty() {
+            let here = BasicBlock::from_u32(b.cur.0);
+            let dominators = b.mir.basic_blocks.dominators();
+            let holding: Vec<tensor_lint_analyzer::ir::Assumption> = b
+                .guard_edges
+                .iter()
+                .filter(|(side, _)| dominators.dominates(*side, here))
+                .map(|(_, a)| a.clone())
+                .collect();
+            if !holding.is_empty() {
+                self.guards.push((span, holding));
+            }
+        }
         if let Some(block) = self
             .bodies
             .get_mut(b.id.0 as usize)

@@ -4,6 +4,8 @@
 
 use rustc_middle::mir::{self, AggregateKind, BinOp, CastKind, Rvalue, UnOp};
 use rustc_middle::ty;
+use tensor_lint_analyzer::ir::Assumption;
+use tensor_lint_analyzer::oracle::Cmp;
 
 use tensor_lint_analyzer::ir::{EscapeKind, Op, TyClass, ValueId, ValueKind, ViewOp};
 use tensor_lint_analyzer::oracle::{Dim, Expr, View};
@@ -240,6 +242,20 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                         BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge
                     ) {
                         self.compared.push((l.clone(), r.clone()));
+                        let cmp = match op {
+                            BinOp::Eq => Cmp::Eq,
+                            BinOp::Ne => Cmp::Ne,
+                            BinOp::Lt => Cmp::Lt,
+                            BinOp::Le => Cmp::Le,
+                            BinOp::Gt => Cmp::Gt,
+                            _ => Cmp::Ge,
+                        };
+                        let said = Assumption {
+                            lhs: l.clone(),
+                            cmp,
+                            rhs: r.clone(),
+                        };
+                        self.conditions.insert(dst, said);
                     }
                 }
                 let int = match (li, ri) {
@@ -613,9 +629,20 @@ fn int_binop(op: BinOp, l: &Expr, r: &Expr) -> Option<Expr> {
             l.div_floor(Expr::int(1i64 << k))
         }
         BinOp::BitAnd => {
-            // `x & (2^k - 1)` is `x % 2^k`.
-            let m = r.as_const().filter(|m| *m > 0 && (m + 1) & m == 0)?;
-            l.rem(Expr::int(m + 1))
+            // `x & (2^k - 1)` is `x % 2^k`, the mask on either side; `h & (n - 1)` is
+            // the idiom for `h % n` with `n` a power of two.
+            let mask = |e: &Expr| {
+                e.as_const()
+                    .filter(|m| *m > 0 && *m < i64::MAX && (m + 1) & m == 0)
+            };
+            match (mask(r), mask(l)) {
+                (Some(m), _) => l.rem(Expr::int(m + 1)),
+                (None, Some(m)) => r.rem(Expr::int(m + 1)),
+                (None, None) if r.constant_term() == -1 && !r.is_const() => {
+                    l.rem(r + &Expr::int(1))
+                }
+                (None, None) => return None,
+            }
         }
         _ => return None,
     })
