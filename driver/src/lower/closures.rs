@@ -428,11 +428,14 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         let range = self.ranges.get(&iter).cloned();
         let info = self.iters.get(&iter).cloned();
         let (item, lo, hi, symbol) = if let Some((lo, hi)) = range {
+            // The IR's loops count from 0: the variable is where the range starts plus
+            // the loop's symbol.
             let symbol = self.varying_symbol(&name);
             let item = self.new_value(Some(name.clone()), ValueKind::Scalar, TyClass::Scalar, span);
-            self.value_mut(item).int = Some(Expr::sym(&symbol));
+            self.value_mut(item).int = Some(&lo + &Expr::sym(&symbol));
             self.loop_starts.push((symbol.clone(), lo.clone()));
-            (item, lo, hi, symbol)
+            let count = &hi - &lo;
+            (item, Expr::int(0), count, symbol)
         } else if let Some(info) = info.filter(|i| !i.parallel) {
             let symbol = self.varying_symbol(&name);
             let (item, count) = self.iteration_item(b, &info, &symbol, span);

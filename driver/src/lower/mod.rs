@@ -90,6 +90,8 @@ pub(crate) struct FnLowerer<'a, 'tcx> {
     ranges: FxHashMap<ValueId, (Expr, Expr)>,
     /// Integers a body computes at run time, as the symbols that stand for them.
     run_values: Vec<(BodyId, String)>,
+    /// Integers read from one element of a buffer, as their symbols, with the element.
+    element_values: Vec<(String, View)>,
     /// What a comparison result says when it is `true` (`key % parts == part`).
     conditions: FxHashMap<ValueId, tensor_lint_analyzer::ir::Assumption>,
     /// What the function's result says when `true`, at each of its returns.
@@ -248,6 +250,7 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
             ranges: FxHashMap::default(),
             parallel_ranges: FxHashSet::default(),
             conditions: FxHashMap::default(),
+            element_values: Vec::new(),
             returned_conditions: Vec::new(),
             guards: Vec::new(),
             run_values: Vec::new(),
@@ -333,7 +336,7 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
             owner_copies: Vec::new(),
             run_time_indices: self.run_time_indices,
             run_values: self.run_values,
-            element_values: Vec::new(),
+            element_values: self.element_values,
             loop_starts: self.loop_starts,
             guards: self.guards,
             loop_carried: Vec::new(),

@@ -27,6 +27,20 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         if place.projection.is_empty() {
             let dst = self.assigned(b, place.local);
             self.replaced = Some(self.local(b, place.local));
+            // One element of a buffer, read (`let &key = item`, `bounds[t]`): where.
+            let element = match rvalue {
+                Rvalue::Use(op, _) => {
+                    op.place()
+                        .filter(|p| !p.projection.is_empty())
+                        .and_then(|p| match self.place(b, &p, span) {
+                            Loc::Memory {
+                                region: Some(view), ..
+                            } if view.dims.is_empty() => Some(view),
+                            _ => None,
+                        })
+                }
+                _ => None,
+            };
             self.define_from(b, dst, rvalue, span);
             // A variable of integer type set once to what nothing here computes (`let
             // [rows, cols] = sizes(x)`): one value, a symbol of its name.
@@ -39,7 +53,13 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 }),
                 _ => false,
             };
+            // (Only in the function's own body: a value a task computes is that task's
+            // own, which needs what the task reads it from, not a name.)
+            // An integer read from an element of a buffer, in any body, stands for what
+            // the buffer holds there, and is recorded with that element (the lints tell
+            // values both tasks read alike from their own).
             if !copy
+                && (b.id.0 == 0 || element.is_some())
                 && !b.multi_def[local.as_usize()]
                 && self.value(dst).int.is_none()
                 && b.mir.local_decls[local].ty.is_integral()
@@ -47,6 +67,10 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             {
                 if let Some(name) = self.value(dst).name.clone() {
                     let symbol = self.run_time_symbol(b, &name);
+                    if let (Some(view), Some(sym)) = (element, symbol.symbols().into_iter().next())
+                    {
+                        self.element_values.push((sym, view));
+                    }
                     self.value_mut(dst).int = Some(symbol);
                 }
             }
