@@ -22,8 +22,8 @@
 //! is a failing test, not a silent gap.
 
 use super::{
-    Adapter, AtomicOp, Ctor, LayoutCtor, LeakKind, Meta, ParKind, ReleaseHow, Sem, ViewKind,
-    WrapKind,
+    Adapter, AtomicOp, Ctor, ForEach, LayoutCtor, LeakKind, Meta, ParKind, ReleaseHow, Sem,
+    ViewKind, WrapKind,
 };
 
 /// Every row: a path and what a call to it does.
@@ -152,6 +152,14 @@ pub const PATHS: &[(&str, Sem)] = &[
     ("rayon::join", Sem::Join),
     ("tch::no_grad", Sem::NoGrad),
     ("tch::IndexOp::i", Sem::View(ViewKind::TchIndex)),
+    // ndarray's `Zip` and parallel array loops
+    ("ndarray::Zip::from", Sem::ZipFrom),
+    ("ndarray::Zip::indexed", Sem::ZipFrom),
+    ("ndarray::Zip::and", Sem::ZipFrom),
+    (
+        "ndarray::Zip::par_for_each",
+        Sem::Par(ParKind::ArrayForEach(ForEach::Items)),
+    ),
     ("rayon::scope", Sem::Scope),
     ("rayon::Scope::spawn", Sem::Spawn),
     // Thread pools: every closure handed to one runs alongside the others and the

@@ -2092,7 +2092,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                     self.null_tests.insert(dst, p);
                 }
             }
-            Sem::Join | Sem::Scope | Sem::Spawn | Sem::ThreadSpawn | Sem::Par(_) => {
+            Sem::Join | Sem::Scope | Sem::Spawn | Sem::ThreadSpawn | Sem::Par(_) | Sem::ZipFrom => {
                 self.parallel_call(b, sem, args, dst, span)
             }
             // `t.set_requires_grad(true)`: autograd records `t`'s storage from here on;

@@ -18,7 +18,7 @@ use tensor_lint_analyzer::ir::{
     Body, BodyId, BodyKind, Iteration, Op, ParallelKind, ParallelRegion, Task, TyClass, ValueId,
     ValueKind, ViewOp,
 };
-use tensor_lint_analyzer::models::{Adapter, ParKind, Sem};
+use tensor_lint_analyzer::models::{Adapter, ForEach, ParKind, Sem};
 use tensor_lint_analyzer::oracle::Expr;
 use tensor_lint_analyzer::source::Span;
 
@@ -263,6 +263,103 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                     }
                     self.iters.insert(dst, info);
                 }
+            }
+            // `Zip::from(&mut a).and(&b)`: the arrays walked in lock step.
+            Sem::ZipFrom => {
+                let mut sources = args
+                    .first()
+                    .and_then(|a| a.value)
+                    .and_then(|v| self.zips.get(&v).cloned())
+                    .unwrap_or_default();
+                let skip = usize::from(!sources.is_empty());
+                for a in args.iter().skip(skip) {
+                    if let Some(v) = a.value.filter(|&v| self.value(v).kind.is_memory()) {
+                        sources.push(v);
+                    }
+                }
+                self.zips.insert(dst, sources);
+            }
+            // `zip.par_for_each(|a, &b| ..)`, `a.par_mapv_inplace(f)`: one task per
+            // index of the leading axis, given the items of every array there.
+            Sem::Par(ParKind::ArrayForEach(each)) => {
+                let Some(recv) = args.first().and_then(|a| a.value) else {
+                    return;
+                };
+                let sources = match self.zips.get(&recv) {
+                    Some(sources) => sources.clone(),
+                    None if self.value(recv).kind.is_memory() => vec![recv],
+                    None => Vec::new(),
+                };
+                let Some(body) = (1..args.len()).find_map(|i| closure_body(self, i)) else {
+                    return;
+                };
+                let Some(&first) = sources.first() else {
+                    self.lower_pending_closure(body, &[]);
+                    return;
+                };
+                let symbol = self.symbol("it");
+                let mut items = Vec::new();
+                let mut count = None;
+                for &src in &sources {
+                    let info = IterInfo {
+                        source: src,
+                        axis: 0,
+                        chunk: None,
+                        parallel: true,
+                        enumerate: false,
+                    };
+                    let (item, n) = self.iteration_item(b, &info, &symbol, span);
+                    if src == first {
+                        count = Some(n);
+                    }
+                    items.push(item);
+                }
+                let params: Vec<Option<ValueId>> = match each {
+                    ForEach::MapvInPlace => {
+                        vec![Some(self.new_value(
+                            None,
+                            ValueKind::Scalar,
+                            TyClass::Scalar,
+                            span,
+                        ))]
+                    }
+                    _ => items.iter().copied().map(Some).collect(),
+                };
+                self.lower_pending_closure(body, &params);
+                // The items the closure rewrites (`map_inplace`), written by each task.
+                if each != ForEach::Items {
+                    if let Some(&item) = items.first() {
+                        let region = self.value(item).view.clone();
+                        let op = Op::Write {
+                            value: item,
+                            region,
+                        };
+                        if let Some(entry) = self.bodies[body.0 as usize].blocks.first_mut() {
+                            entry
+                                .stmts
+                                .insert(0, tensor_lint_analyzer::ir::Stmt { op, span });
+                        }
+                    }
+                }
+                let value = self.bodies[body.0 as usize].params.first().copied();
+                let iteration = Iteration {
+                    symbol,
+                    lo: Expr::int(0),
+                    hi: count.unwrap_or_else(|| Expr::sym("len")),
+                    value,
+                };
+                self.emit(
+                    b,
+                    Op::Parallel(ParallelRegion {
+                        kind: ParallelKind::ParIter,
+                        tasks: vec![Task {
+                            body,
+                            iteration: Some(iteration),
+                            span,
+                        }],
+                    }),
+                    span,
+                );
             }
             Sem::Par(ParKind::Consume) => {
                 let (Some(iter), Some(body)) =

@@ -98,6 +98,8 @@ pub(crate) struct FnLowerer<'a, 'tcx> {
     returned_conditions: Vec<Option<tensor_lint_analyzer::ir::Assumption>>,
     /// What the conditions of the branches around each write say, by the write's span.
     guards: Vec<(Span, Vec<tensor_lint_analyzer::ir::Assumption>)>,
+    /// `Zip` values: the arrays they walk in lock step.
+    zips: FxHashMap<ValueId, Vec<ValueId>>,
     /// Ranges made parallel iterators (`(0..n).into_par_iter()`).
     parallel_ranges: FxHashSet<ValueId>,
     /// How many items serial iterators give, when known (`(0..n).map(f)` gives `n`).
@@ -249,6 +251,7 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
             aliases: FxHashMap::default(),
             ranges: FxHashMap::default(),
             parallel_ranges: FxHashSet::default(),
+            zips: FxHashMap::default(),
             conditions: FxHashMap::default(),
             element_values: Vec::new(),
             returned_conditions: Vec::new(),
