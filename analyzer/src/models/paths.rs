@@ -220,6 +220,14 @@ pub const PATHS: &[(&str, Sem)] = &[
     ("std::iter::Iterator::fold", Sem::Read),
     ("std::iter::Iterator::count", Sem::Read),
     ("std::iter::Iterator::collect", Sem::Read),
+    // locks: taking one (also a shared one) writes its lock word, as an atomic
+    // read-modify-write does
+    ("std::sync::Mutex::lock", Sem::Atomic(AtomicOp::ReadModifyWrite)),
+    ("std::sync::Mutex::try_lock", Sem::Atomic(AtomicOp::ReadModifyWrite)),
+    ("std::sync::RwLock::read", Sem::Atomic(AtomicOp::ReadModifyWrite)),
+    ("std::sync::RwLock::write", Sem::Atomic(AtomicOp::ReadModifyWrite)),
+    ("std::sync::RwLock::try_read", Sem::Atomic(AtomicOp::ReadModifyWrite)),
+    ("std::sync::RwLock::try_write", Sem::Atomic(AtomicOp::ReadModifyWrite)),
     // atomics: synchronised, but a write to their cache line (all but `load`)
     (
         "std::sync::atomic::{AtomicBool,AtomicI8,AtomicI16,AtomicI32,AtomicI64,AtomicIsize,AtomicU8,AtomicU16,AtomicU32,AtomicU64,AtomicUsize,AtomicPtr}::load",

@@ -795,6 +795,74 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             );
         }
         // Atomic writes of the callee to entries of `static` tables it chooses.
+        // Atomic writes of the callee to entries of its arguments' buffer fields (a lock
+        // of `self.stripes` taken), at the index it is given or one it computes.
+        for w in &summary.field_writes {
+            let Some(a) = args.get(w.param) else { continue };
+            let Some(v) = a.value else { continue };
+            let object_ty = a.ty.peel_refs();
+            let ty::Adt(adt, generics) = object_ty.kind() else {
+                continue;
+            };
+            if !adt.is_struct() {
+                continue;
+            }
+            let Some((k, def)) = adt
+                .non_enum_variant()
+                .fields
+                .iter()
+                .enumerate()
+                .find(|(_, f)| f.name.as_str() == w.field)
+            else {
+                continue;
+            };
+            let field_ty = def.ty(self.tcx, generics).skip_normalization();
+            let object = match self.pointees.get(&v) {
+                Some(&target) => target,
+                None if a.ty.is_ref() => match self.deref(v, a.ty, span) {
+                    Loc::Value(target) => target,
+                    _ => continue,
+                },
+                None => v,
+            };
+            let field = self.field_value(object, object_ty, (0, k as u32), field_ty, false, span);
+            let Some(table) = self.value(field).view.clone().filter(|t| t.dims.len() == 1) else {
+                continue;
+            };
+            let index = match w
+                .index
+                .as_ref()
+                .and_then(|i| self.callee_offset(callee, i, args))
+            {
+                Some(i) => i,
+                None => self.run_time_index(table.dims[0].len.clone()),
+            };
+            let entry = super::places::element(&table, &index);
+            let class = self.value(field).ty;
+            let value = self.new_value(
+                self.value(field).name.clone(),
+                ValueKind::Unknown,
+                class,
+                span,
+            );
+            self.derive(
+                b,
+                value,
+                field,
+                ViewOp::Slice(vec![SliceSpec::Index(index)]),
+                entry,
+                span,
+            );
+            self.emit(
+                b,
+                Op::Atomic {
+                    value,
+                    write: true,
+                    inner: Some(w.span),
+                },
+                span,
+            );
+        }
         for (table, inner) in &summary.table_writes {
             let entry = self.new_value(
                 Some(table.name.clone()),

@@ -1090,6 +1090,21 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
                 ..
             } => {
                 self.call(b, func, args, destination, span);
+                // A variable of integer type set once, in the function's own body, to
+                // what a call computes that nothing here knows (`let i =
+                // self.stripe_of(key)`): one value, a symbol of its name.
+                if let Some(local) = destination.as_local() {
+                    let dst = self.local(b, local);
+                    let unknown = b.id.0 == 0
+                        && !b.multi_def[local.as_usize()]
+                        && local.as_usize() > b.mir.arg_count
+                        && b.mir.local_decls[local].ty.is_integral()
+                        && self.value(dst).int.is_none();
+                    if let Some(name) = self.value(dst).name.clone().filter(|_| unknown) {
+                        let symbol = self.run_time_symbol(b, &name);
+                        self.value_mut(dst).int = Some(symbol);
+                    }
+                }
                 match target {
                     Some(t) => Terminator::Goto(block(*t)),
                     None => Terminator::Unreachable,

@@ -158,7 +158,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
 
     /// `*v` of a value of type `ty`: the whole value a reference to one of this
     /// function's values points at, or the memory a pointer or reference reaches.
-    fn deref(&mut self, v: ValueId, ty: Ty<'tcx>, span: Span) -> Loc {
+    pub(crate) fn deref(&mut self, v: ValueId, ty: Ty<'tcx>, span: Span) -> Loc {
         if let Some(&target) = self.pointees.get(&v) {
             return Loc::Value(target);
         }
@@ -234,7 +234,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
     /// The value field `field` (of variant `variant`) of value `base` holds: what the
     /// aggregate was built from, or, for a parameter's struct, the memory of that field
     /// of the caller's object.
-    fn field_value(
+    pub(crate) fn field_value(
         &mut self,
         base: ValueId,
         base_ty: Ty<'tcx>,
@@ -283,7 +283,9 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                     let dims = if class == TyClass::RawPtr {
                         Vec::new()
                     } else {
-                        vec![Dim::new(Expr::sym(&format!("{name}.len")), 1)]
+                        let len = Expr::sym(&format!("{name}.len"));
+                        self.roots[root.0 as usize].shape = Some(vec![len.clone()]);
+                        vec![Dim::new(len, 1)]
                     };
                     self.value_mut(v).view = Some(View {
                         root,
