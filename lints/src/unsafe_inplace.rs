@@ -632,6 +632,10 @@ fn reborrowed(f: &FnIr, defs: &HashMap<ValueId, Def<'_>>, mut v: ValueId) -> Val
             {
                 v = *src;
             }
+            // A view passed by value is a copy of it (`dst.copy_from(src)`).
+            Op::Assign { src, .. } if name(v).is_none() || name(v) == name(*src) => {
+                v = *src;
+            }
             _ => break,
         }
     }

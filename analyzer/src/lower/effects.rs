@@ -695,6 +695,28 @@ impl Lowerer<'_, '_, '_> {
                 }
             }
             Sem::SwapPlaces => {
+                // `mem::swap(&mut table[i], &mut fresh)` of a variable: what it held now
+                // lives in the other place, and it holds what was there, not known here.
+                for v in [nth(0), nth(1)].into_iter().flatten() {
+                    let whole = self.val(v).view.is_none();
+                    let bound = self
+                        .scopes
+                        .iter()
+                        .rev()
+                        .find_map(|s| s.iter().find(|(_, &b)| b == v).map(|(n, _)| n.clone()));
+                    if let Some(name) = bound.filter(|_| whole) {
+                        self.emit(
+                            Op::Escape {
+                                value: v,
+                                how: crate::ir::EscapeKind::Stored,
+                            },
+                            span,
+                        );
+                        let other = self.unknown(span);
+                        self.val_mut(other).name = Some(name.clone());
+                        self.bind(name, other);
+                    }
+                }
                 // Each place is written where it is known; swapping is defined even
                 // when the places are one (`ptr::swap`), so it is no in-place hazard.
                 for p in [nth(0), nth(1)] {

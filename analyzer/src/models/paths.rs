@@ -152,6 +152,11 @@ pub const PATHS: &[(&str, Sem)] = &[
     ("rayon::join", Sem::Join),
     ("tch::no_grad", Sem::NoGrad),
     ("tch::IndexOp::i", Sem::View(ViewKind::TchIndex)),
+    // faer's and nalgebra's matrix views of raw memory, with strides
+    ("faer::MatMut::from_raw_parts_mut", Sem::FromStrided),
+    ("faer::MatRef::from_raw_parts", Sem::FromStrided),
+    ("nalgebra::Matrix::from_slice_with_strides_mut", Sem::FromStrided),
+    ("nalgebra::Matrix::from_slice_with_strides", Sem::FromStrided),
     // ndarray's `Zip` and parallel array loops
     ("ndarray::Zip::from", Sem::ZipFrom),
     ("ndarray::Zip::indexed", Sem::ZipFrom),

@@ -1882,6 +1882,27 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                     );
                 }
             }
+            // faer's `MatMut::from_raw_parts_mut(p, rows, cols, row_stride, col_stride)`,
+            // nalgebra's `from_slice_with_strides_mut(data, rows, cols, rstride, cstride)`.
+            Sem::FromStrided => {
+                let Some(p) = arg(0).filter(|&p| self.value(p).kind.is_memory()) else {
+                    return;
+                };
+                let int = |this: &Self, k: usize| arg(k).and_then(|v| this.int_of(v));
+                let how = match (int(self, 1), int(self, 2), int(self, 3), int(self, 4)) {
+                    (Some(rows), Some(cols), Some(rs), Some(cs)) => ViewOp::FromRaw {
+                        shape: vec![rows, cols],
+                        strides: Some(vec![rs, cs]),
+                    },
+                    _ => ViewOp::Opaque("from_raw".into()),
+                };
+                let view = self
+                    .value(p)
+                    .view
+                    .as_ref()
+                    .and_then(|v| geometry::apply(v, &how));
+                self.derive(b, dst, p, how, view, span);
+            }
             Sem::FromShapePtr => {
                 let (Some(shape_v), Some(p)) = (arg(0), arg(1)) else {
                     return;
@@ -2031,7 +2052,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                             dst: v,
                             srcs,
                             // The method as written (`mapv_inplace`), not the row's path.
-                            method: name.rsplit("::").next().unwrap_or(name).to_string(),
+                            method: written_method(name),
                         },
                         span,
                     );
@@ -2133,6 +2154,23 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                     self.emit(b, Op::Write { value: v, region }, span);
                 }
                 for slot in slots.into_iter().flatten() {
+                    // A struct's owners go with it (`mem::swap(&mut table[i], &mut
+                    // fresh)` stores what `fresh` was built with in the table); the
+                    // variable now holds the other's fields, not known here.
+                    let base = self.canonical(slot);
+                    for part in self.memory_parts(base) {
+                        if part != slot {
+                            self.emit(
+                                b,
+                                Op::Escape {
+                                    value: part,
+                                    how: EscapeKind::Stored,
+                                },
+                                span,
+                            );
+                        }
+                    }
+                    self.fields.retain(|&(owner, _, _), _| owner != base);
                     if self.value(slot).kind.is_memory() {
                         self.emit(
                             b,
@@ -2363,8 +2401,86 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 let v = apply(&how);
                 self.derive(b, dst, src, how, v, span);
             }
-            _ => self.derive(b, dst, src, ViewOp::Whole, view, span),
+            // `m.split_at_row_mut(k)`: the rows (or columns) before `k` and from it.
+            ViewKind::SplitOn(axis) => {
+                for (k, second) in [(0u32, false), (1, true)] {
+                    let class = self.value(dst).ty;
+                    let part = self.new_value(None, ValueKind::Unknown, class, span);
+                    let (how, part_view) = match int(0) {
+                        Some(at) => {
+                            let how = ViewOp::Split { axis, at, second };
+                            let v = apply(&how);
+                            (how, v)
+                        }
+                        None => (ViewOp::Opaque("split".into()), None),
+                    };
+                    self.derive(b, part, src, how, part_view, span);
+                    self.set_field(dst, 0, k, part);
+                }
+            }
+            // `m.submatrix_mut(row, col, nrows, ncols)`.
+            ViewKind::Block => {
+                let how = match (int(0), int(1), int(2), int(3)) {
+                    (Some(r), Some(c), Some(nr), Some(nc)) => {
+                        ViewOp::Slice(vec![block_spec(r, nr), block_spec(c, nc)])
+                    }
+                    _ => ViewOp::Opaque("block".into()),
+                };
+                let v = apply(&how);
+                self.derive(b, dst, src, how, v, span);
+            }
+            // `m.view_range(0..2, 1..4)`: a range on each axis.
+            ViewKind::Ranges => {
+                let specs: Option<Vec<SliceSpec>> = rest
+                    .iter()
+                    .take(2)
+                    .map(|a| a.value.and_then(|v| self.range_spec(v)))
+                    .collect();
+                let how = match specs {
+                    Some(specs) if specs.len() == 2 => ViewOp::Slice(specs),
+                    _ => ViewOp::Opaque("view_range".into()),
+                };
+                let v = apply(&how);
+                self.derive(b, dst, src, how, v, span);
+            }
+            // `m.columns_range_pair_mut(a, b)`: two views along `axis`.
+            ViewKind::RangePair(axis) => {
+                for k in 0..2u32 {
+                    let class = self.value(dst).ty;
+                    let part = self.new_value(None, ValueKind::Unknown, class, span);
+                    let spec = rest
+                        .get(k as usize)
+                        .and_then(|a| a.value)
+                        .and_then(|v| self.range_spec(v));
+                    let how = match spec {
+                        Some(SliceSpec::Range { start, end, step }) => {
+                            ViewOp::on_axis(axis, start, end, step)
+                        }
+                        _ => ViewOp::Opaque("range".into()),
+                    };
+                    let v = apply(&how);
+                    self.derive(b, part, src, how, v, span);
+                    self.set_field(dst, 0, k, part);
+                }
+            }
+            ViewKind::Whole => self.derive(b, dst, src, ViewOp::Whole, view, span),
+            // A view this lowering does not place (`s![..]`, reshapes): the same memory,
+            // somewhere in it.
+            _ => self.derive(b, dst, src, ViewOp::Opaque("view".into()), None, span),
         }
+    }
+
+    /// A range value (`a..b`) or an index (`k`, the range `k..k + 1`) as a slice of
+    /// one axis.
+    fn range_spec(&self, v: ValueId) -> Option<SliceSpec> {
+        if let Some((lo, hi)) = self.ranges.get(&v) {
+            return Some(SliceSpec::Range {
+                start: Some(lo.clone()),
+                end: Some(hi.clone()),
+                step: Expr::int(1),
+            });
+        }
+        self.int_of(v).map(|i| block_spec(i, Expr::int(1)))
     }
 
     /// The shape a value describes: an integer, or a tuple or array of integers.
@@ -2422,4 +2538,33 @@ fn immutable_tensors<'tcx>(tcx: ty::TyCtxt<'tcx>, ty: Ty<'tcx>) -> bool {
         ),
         _ => false,
     }
+}
+
+/// `start..start + len` on one axis.
+fn block_spec(start: Expr, len: Expr) -> SliceSpec {
+    SliceSpec::Range {
+        end: Some(&start + &len),
+        start: Some(start),
+        step: Expr::int(1),
+    }
+}
+
+/// A modelled method as the user wrote it: its name (`mapv_inplace`, not the row's
+/// path), or the operator of a compound assignment (`*=` for `MulAssign::mul_assign`).
+fn written_method(path: &str) -> String {
+    let name = path.rsplit("::").next().unwrap_or(path);
+    let operator = match name {
+        "add_assign" => "+=",
+        "sub_assign" => "-=",
+        "mul_assign" => "*=",
+        "div_assign" => "/=",
+        "rem_assign" => "%=",
+        "bitand_assign" => "&=",
+        "bitor_assign" => "|=",
+        "bitxor_assign" => "^=",
+        "shl_assign" => "<<=",
+        "shr_assign" => ">>=",
+        _ => name,
+    };
+    operator.to_string()
 }

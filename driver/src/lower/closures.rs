@@ -249,6 +249,31 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                     },
                 );
             }
+            // faer's `m.par_col_chunks_mut(k)`: one item per `k` columns.
+            Sem::Par(ParKind::ColumnChunks) => {
+                let Some(src) = args.first().and_then(|a| a.value) else {
+                    return;
+                };
+                if !self.value(src).kind.is_memory() {
+                    return;
+                }
+                let chunk = args
+                    .get(1)
+                    .and_then(|a| a.value)
+                    .and_then(|v| self.int_of(v));
+                let view = self.value(src).view.clone();
+                self.derive(b, dst, src, ViewOp::Whole, view, span);
+                self.iters.insert(
+                    dst,
+                    IterInfo {
+                        source: src,
+                        axis: 1,
+                        chunk,
+                        parallel: true,
+                        enumerate: false,
+                    },
+                );
+            }
             Sem::Par(ParKind::Adapter(adapter)) => {
                 let Some(src) = args.first().and_then(|a| a.value) else {
                     return;

@@ -486,7 +486,10 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 if self.value(v).kind.is_memory() {
                     let view = self.value(v).view.clone();
                     self.derive(b, dst, v, ViewOp::Whole, view, span);
-                    if place.projection.is_empty() {
+                    // `&mut x`, or `&mut *r` of a reference to `x`: a borrow of `x`.
+                    if place.projection.is_empty()
+                        || place.projection.as_slice() == [mir::PlaceElem::Deref]
+                    {
                         self.borrowed_owners.insert(dst, v);
                     }
                 } else {

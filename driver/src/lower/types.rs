@@ -69,6 +69,8 @@ pub(crate) fn class_of<'tcx>(tcx: TyCtxt<'tcx>, ty: Ty<'tcx>) -> TyClass {
                 },
                 // What arrays dereference to since ndarray 0.17.
                 ("ndarray", "ArrayRef" | "LayoutRef" | "RawRef") => TyClass::ArrayView,
+                // The matrices and matrix views of faer and nalgebra.
+                ("faer", "Mat") | ("nalgebra", "Matrix") => TyClass::ArrayView,
                 _ if adt.did().is_local() => TyClass::LocalStruct,
                 _ => TyClass::Unknown,
             }
