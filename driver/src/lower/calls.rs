@@ -301,6 +301,36 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             }
             return true;
         }
+        // `a.min(b)`, `std::cmp::max(a, b)` of integers.
+        let item = tcx.item_name(def_id);
+        let in_cmp = tcx.crate_name(def_id.krate).as_str() == "core"
+            && tcx.def_path_str(def_id).contains("cmp");
+        if in_cmp && matches!(item.as_str(), "min" | "max") && args.len() == 2 {
+            let l = self.int_of(first);
+            let r = args[1].value.and_then(|v| self.int_of(v));
+            if let (Some(l), Some(r)) = (l, r) {
+                let int = if item.as_str() == "min" {
+                    l.minimum(&r)
+                } else {
+                    l.maximum(&r)
+                };
+                self.value_mut(dst).int = Some(int);
+                return true;
+            }
+        }
+        // `a.div_ceil(b)` of unsigned integers: `(a + b - 1) / b`.
+        if item.as_str() == "div_ceil" && tcx.crate_name(def_id.krate).as_str() == "core" {
+            let l = self.int_of(first);
+            let r = args
+                .get(1)
+                .and_then(|a| a.value)
+                .and_then(|v| self.int_of(v));
+            if let (Some(l), Some(r)) = (l, r) {
+                let int = (&(&l + &r) - &Expr::int(1)).div_floor(r);
+                self.value_mut(dst).int = Some(int);
+                return true;
+            }
+        }
         // `lo..=hi`, made by a call: the integers `lo..hi + 1`.
         let inclusive = tcx.item_name(def_id).as_str() == "new"
             && tcx.impl_of_assoc(def_id).is_some_and(|imp| {
@@ -692,6 +722,21 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         }
         for &i in &summary.writes {
             for v in parts(self, i) {
+                // Through a raw pointer, the elements the callee says it writes
+                // (`*bits.add(i / 8) |= ..` writes element `i / 8`), placed here.
+                if let Some(regions) = self.placed_writes(callee, &summary, i, v, args) {
+                    for region in regions {
+                        self.emit(
+                            b,
+                            Op::Write {
+                                value: v,
+                                region: Some(region),
+                            },
+                            span,
+                        );
+                    }
+                    continue;
+                }
                 let region = self.value(v).view.clone();
                 self.emit(b, Op::Write { value: v, region }, span);
             }
@@ -1045,6 +1090,53 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 }
             }
         }
+    }
+
+    /// The elements `callee` writes through its raw-pointer parameter `param`, placed at
+    /// the pointer `value` given for it (see `FnSummary::write_regions`); `None` when the
+    /// summary does not place them or an integer argument is not known.
+    fn placed_writes(
+        &self,
+        callee: DefId,
+        summary: &FnSummary,
+        param: usize,
+        value: ValueId,
+        args: &[Arg<'tcx>],
+    ) -> Option<Vec<View>> {
+        let places: Vec<_> = summary
+            .write_regions
+            .iter()
+            .filter(|w| w.param == param)
+            .collect();
+        if places.is_empty() || !matches!(self.value(value).kind, ValueKind::RawPtr(_)) {
+            return None;
+        }
+        let at = self.value(value).view.clone()?;
+        places
+            .into_iter()
+            .map(|w| {
+                if w.elem_bytes != at.elem_bytes {
+                    return None;
+                }
+                let offset = self.callee_offset(callee, &w.offset, args)?;
+                let dims = w
+                    .dims
+                    .iter()
+                    .map(|d| {
+                        Some(tensor_lint_analyzer::oracle::Dim {
+                            len: self.callee_offset(callee, &d.len, args)?,
+                            stride: self.callee_offset(callee, &d.stride, args)?,
+                        })
+                    })
+                    .collect::<Option<Vec<_>>>()?;
+                Some(View {
+                    root: at.root,
+                    elem_bytes: at.elem_bytes,
+                    offset: &at.offset + &offset,
+                    dims,
+                })
+            })
+            .collect()
     }
 
     /// `offset`, written over the names of `callee`'s integer parameters (a summary's
@@ -1583,6 +1675,14 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             TyClass::RawPtr => ValueKind::RawPtr(Some(root)),
             _ => ValueKind::Root(root),
         };
+        // A vector of a length not known here is still one length: a symbol of its name.
+        let shape = shape.or_else(|| {
+            let vector = matches!(self.value(dst).ty, TyClass::Vec | TyClass::Slice)
+                && !matches!(elem.kind(), ty::Adt(..) | ty::RawPtr(..) | ty::Ref(..));
+            name.as_ref()
+                .filter(|_| vector)
+                .map(|n| vec![Expr::sym(&format!("{n}.len"))])
+        });
         let view = shape.map(|s| View::contiguous(root, elem_bytes, s));
         self.define(dst, kind, view);
     }
