@@ -82,7 +82,7 @@ fn struct_item(
         derives_clone: derives_clone.and_then(|span| files.span(span)),
         raw_owner: drop_hands_raw_memory_out(tcx, adt.did(), ty),
         size: layout.as_ref().map(|l| l.size.bytes()),
-        span: files.span(tcx.def_span(def))?,
+        span: files.span(tcx.def_ident_span(def).unwrap_or_else(|| tcx.def_span(def)))?,
     })
 }
 

@@ -75,6 +75,17 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             }
             return;
         }
+        // A second owner built here (see `OwnerCopy`) releases its pointer again.
+        if let Some(&copy) = self.second_owners.get(&self.canonical(v)) {
+            self.emit(
+                b,
+                Op::Release {
+                    value: copy,
+                    how: how.clone(),
+                },
+                span,
+            );
+        }
         let ty::Adt(adt, _) = ty.kind() else {
             if let ty::Tuple(parts) = ty.kind() {
                 for (k, part) in parts.iter().enumerate() {

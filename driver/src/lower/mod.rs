@@ -98,6 +98,13 @@ pub(crate) struct FnLowerer<'a, 'tcx> {
     returned_conditions: Vec<Option<tensor_lint_analyzer::ir::Assumption>>,
     /// What the conditions of the branches around each write say, by the write's span.
     guards: Vec<(Span, Vec<tensor_lint_analyzer::ir::Assumption>)>,
+    /// Pointers copied out of an owner whose `Drop` releases them (`self.0`, a pattern's
+    /// `ptr`): the owner, the field copied, and the first copy (where it was made).
+    owner_parts: FxHashMap<ValueId, (ValueId, ValueId, ValueId)>,
+    /// New owners built from such a pointer (see `FnIr::owner_copies`), and for each
+    /// value built, the value standing for the new owner's duty to release.
+    owner_copies: Vec<tensor_lint_analyzer::ir::OwnerCopy>,
+    second_owners: FxHashMap<ValueId, ValueId>,
     /// `Zip` values: the arrays they walk in lock step.
     zips: FxHashMap<ValueId, Vec<ValueId>>,
     /// Ranges made parallel iterators (`(0..n).into_par_iter()`).
@@ -252,6 +259,9 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
             ranges: FxHashMap::default(),
             parallel_ranges: FxHashSet::default(),
             zips: FxHashMap::default(),
+            owner_parts: FxHashMap::default(),
+            owner_copies: Vec::new(),
+            second_owners: FxHashMap::default(),
             conditions: FxHashMap::default(),
             element_values: Vec::new(),
             returned_conditions: Vec::new(),
@@ -336,7 +346,7 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
             loop_ranges: self.loop_ranges,
             compared: self.compared,
             storage_tests: Vec::new(),
-            owner_copies: Vec::new(),
+            owner_copies: self.owner_copies,
             run_time_indices: self.run_time_indices,
             run_values: self.run_values,
             element_values: self.element_values,
@@ -1264,7 +1274,11 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
                 continue;
             };
             let value = self.returned(v);
-            let parts = self.memory_parts(v);
+            let mut parts = self.memory_parts(v);
+            // A second owner built here and returned: the caller drops it.
+            if let Some(&owner) = self.second_owners.get(&self.canonical(v)) {
+                parts.push(owner);
+            }
             b.cur = BlockId(k as u32);
             for &part in &parts {
                 self.emit(

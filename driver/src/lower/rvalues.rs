@@ -4,7 +4,7 @@
 
 use rustc_middle::mir::{self, AggregateKind, BinOp, CastKind, Rvalue, UnOp};
 use rustc_middle::ty;
-use tensor_lint_analyzer::ir::Assumption;
+use tensor_lint_analyzer::ir::{Assumption, ReleasedBy, RootOrigin};
 use tensor_lint_analyzer::oracle::Cmp;
 
 use tensor_lint_analyzer::ir::{EscapeKind, Op, TyClass, ValueId, ValueKind, ViewOp};
@@ -175,6 +175,9 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             Rvalue::Use(op, _) => {
                 if let Some(src) = self.operand(b, op, span) {
                     self.copy_value(b, dst, src, span);
+                    if let Some(place) = op.place() {
+                        self.note_owner_part(b, &place, dst, src, span);
+                    }
                 }
                 // The compiler's copy of a captured variable, or of what a reference
                 // variable points to, goes by the variable's name.
@@ -340,6 +343,101 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         }
     }
 
+    /// `dst = place` that copies a pointer out of an owner whose `Drop` releases it
+    /// (`self.0`, `let Tagged(ptr, _) = render`): the owner stays whole.
+    fn note_owner_part(
+        &mut self,
+        b: &BodyCx<'tcx>,
+        place: &mir::Place<'tcx>,
+        dst: ValueId,
+        src: ValueId,
+        span: Span,
+    ) {
+        let [rest @ .., mir::PlaceElem::Field(_, field_ty)] = place.projection.as_slice() else {
+            return;
+        };
+        let pointer =
+            field_ty.is_raw_ptr() || types::adt_is(self.tcx, *field_ty, "core", "NonNull");
+        if !pointer {
+            return;
+        }
+        let owner_place = mir::Place {
+            local: place.local,
+            projection: self.tcx.mk_place_elems(rest),
+        };
+        let owner_ty = owner_place.ty(b.mir, self.tcx).ty;
+        if !self.drop_releases(owner_ty) {
+            return;
+        }
+        if let super::places::Loc::Value(owner) = self.place(b, &owner_place, span) {
+            self.owner_parts.insert(dst, (owner, src, dst));
+        }
+    }
+
+    /// `dst = Owner(.., p, ..)`: a new owner whose `Drop` releases `p`, when `p` was
+    /// copied out of another such owner that stays whole: two owners of one pointer.
+    fn owner_rebuilt(
+        &mut self,
+        b: &BodyCx<'tcx>,
+        dst: ValueId,
+        did: rustc_hir::def_id::DefId,
+        values: &[Option<ValueId>],
+        span: Span,
+    ) {
+        let ty = b
+            .mir
+            .local_decls
+            .iter()
+            .map(|d| d.ty)
+            .find(|t| t.ty_adt_def().is_some_and(|a| a.did() == did));
+        let Some(ty) = ty.filter(|t| self.drop_releases(*t)) else {
+            return;
+        };
+        let Some((owner, field, part)) = values
+            .iter()
+            .flatten()
+            .find_map(|v| self.owner_parts.get(v).copied())
+        else {
+            return;
+        };
+        let Some(field_root) = self.value(field).kind.root() else {
+            return;
+        };
+        let ty_name = self.tcx.item_name(did).to_string();
+        // The owner as the message names it, standing for the memory its drop releases.
+        let owner_name = self.value(self.canonical(owner)).name.clone();
+        let source = self.new_value(
+            owner_name,
+            ValueKind::View(field_root),
+            TyClass::Unknown,
+            span,
+        );
+        let source_borrowed = matches!(
+            self.roots[field_root.0 as usize].origin,
+            RootOrigin::Param(i) if b.mir.local_decls[mir::Local::from_usize(i + 1)].ty.is_ref()
+        );
+        // The new owner's duty to release, as a block of its own.
+        let root = self.new_root(
+            &ty_name,
+            RootOrigin::Alloc,
+            self.tcx.types.u8,
+            ReleasedBy::Drop,
+            span,
+        );
+        let copy = self.new_value(None, ValueKind::Root(root), TyClass::Unknown, span);
+        self.second_owners.insert(self.canonical(dst), copy);
+        let part_span = self.value(part).span;
+        self.owner_copies.push(tensor_lint_analyzer::ir::OwnerCopy {
+            source,
+            source_borrowed,
+            copy,
+            ty: ty_name,
+            part,
+            part_span,
+            span,
+        });
+    }
+
     /// Whether `place` is the pointer of a pointer newtype (`p.0` of `struct
     /// SendPtr(*mut f32)`): the pointer the variable is, as the user reads it.
     fn newtype_pointer(&self, b: &BodyCx<'tcx>, place: &mir::Place<'tcx>) -> bool {
@@ -386,6 +484,9 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         }
         if let Some(info) = self.iters.get(&src).cloned() {
             self.iters.insert(dst, info);
+        }
+        if let Some(&part) = self.owner_parts.get(&src) {
+            self.owner_parts.insert(dst, part);
         }
         if let Some(len) = self.iter_lens.get(&src).cloned() {
             self.iter_lens.insert(dst, len);
@@ -576,6 +677,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                         self.set_field(dst, variant.as_u32(), k as u32, *v);
                     }
                 }
+                self.owner_rebuilt(b, dst, *did, &values, span);
             }
             AggregateKind::Tuple | AggregateKind::Array(_) => {
                 for (k, v) in values.iter().enumerate() {
