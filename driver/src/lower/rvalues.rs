@@ -384,15 +384,18 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         values: &[Option<ValueId>],
         span: Span,
     ) {
-        let ty = b
-            .mir
-            .local_decls
-            .iter()
-            .map(|d| d.ty)
-            .find(|t| t.ty_adt_def().is_some_and(|a| a.did() == did));
-        let Some(ty) = ty.filter(|t| self.drop_releases(*t)) else {
+        // The type built, as the body names it (with its generic arguments).
+        let releases = self
+            .value_types
+            .get(&dst)
+            .copied()
+            .into_iter()
+            .chain(b.mir.local_decls.iter().map(|d| d.ty))
+            .find(|t| t.ty_adt_def().is_some_and(|a| a.did() == did))
+            .is_some_and(|t| self.drop_releases(t));
+        if !releases {
             return;
-        };
+        }
         let Some((owner, field, part)) = values
             .iter()
             .flatten()
