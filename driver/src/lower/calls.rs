@@ -957,6 +957,9 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             }
         }
         match summary.returns {
+            // A struct of the crate with owners in its fields holds each of them: its
+            // fields are what is new.
+            ReturnSummary::Alloc(_) if self.owning_fields_made(b, dst, dest_ty, span) => {}
             ReturnSummary::Alloc(released_by) => {
                 // A struct whose own `Drop` releases what it holds is dropped like any
                 // owner.
@@ -1059,34 +1062,8 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                     if let Some(root) = self.value(dst).kind.root() {
                         self.roots[root.0 as usize].origin = RootOrigin::Unknown;
                     }
-                } else if let ty::Adt(adt, generics) = dest_ty.kind() {
-                    let plain = adt.did().is_local()
-                        && adt.is_struct()
-                        && self.tcx.adt_destructor(adt.did()).is_none();
-                    let fields: Vec<(u32, Ty<'tcx>)> = if plain {
-                        adt.non_enum_variant()
-                            .fields
-                            .iter()
-                            .enumerate()
-                            .map(|(k, f)| (k as u32, f.ty(self.tcx, generics).skip_normalization()))
-                            .filter(|(_, t)| types::owns_memory(self.tcx, *t))
-                            .collect()
-                    } else {
-                        Vec::new()
-                    };
-                    for (k, field_ty) in fields {
-                        if self.field_of(dst, 0, k).is_some() {
-                            continue;
-                        }
-                        let class = types::class_of(self.tcx, field_ty);
-                        let field = self.new_value(None, ValueKind::Unknown, class, span);
-                        self.value_types.insert(field, field_ty);
-                        self.new_allocation(b, field, field_ty, ReleasedBy::Drop, None, span);
-                        if let Some(root) = self.value(field).kind.root() {
-                            self.roots[root.0 as usize].origin = RootOrigin::Unknown;
-                        }
-                        self.set_field(dst, 0, k, field);
-                    }
+                } else {
+                    self.owning_fields_made(b, dst, dest_ty, span);
                 }
             }
         }
@@ -1137,6 +1114,56 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 })
             })
             .collect()
+    }
+
+    /// `dst`, a struct of the crate without a `Drop` of its own that a callee built: each
+    /// of its fields that owns memory holds a new allocation, named after the field and
+    /// dropped with the struct. Whether there were such fields.
+    fn owning_fields_made(
+        &mut self,
+        b: &BodyCx<'tcx>,
+        dst: ValueId,
+        dest_ty: Ty<'tcx>,
+        span: Span,
+    ) -> bool {
+        let ty::Adt(adt, generics) = dest_ty.kind() else {
+            return false;
+        };
+        let plain =
+            adt.did().is_local() && adt.is_struct() && self.tcx.adt_destructor(adt.did()).is_none();
+        if !plain {
+            return false;
+        }
+        let fields: Vec<(u32, String, Ty<'tcx>)> = adt
+            .non_enum_variant()
+            .fields
+            .iter()
+            .enumerate()
+            .map(|(k, f)| {
+                (
+                    k as u32,
+                    f.name.to_string(),
+                    f.ty(self.tcx, generics).skip_normalization(),
+                )
+            })
+            .filter(|(_, _, t)| types::owns_memory(self.tcx, *t))
+            .collect();
+        let base = self.value(dst).name.clone();
+        for (k, field_name, field_ty) in &fields {
+            if self.field_of(dst, 0, *k).is_some() {
+                continue;
+            }
+            let class = types::class_of(self.tcx, *field_ty);
+            let name = base.as_ref().map(|n| format!("{n}.{field_name}"));
+            let field = self.new_value(name, ValueKind::Unknown, class, span);
+            self.value_types.insert(field, *field_ty);
+            self.new_allocation(b, field, *field_ty, ReleasedBy::Drop, None, span);
+            if let Some(root) = self.value(field).kind.root() {
+                self.roots[root.0 as usize].origin = RootOrigin::Unknown;
+            }
+            self.set_field(dst, 0, *k, field);
+        }
+        !fields.is_empty()
     }
 
     /// `offset`, written over the names of `callee`'s integer parameters (a summary's
@@ -1678,7 +1705,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         // A vector of a length not known here is still one length: a symbol of its name.
         let shape = shape.or_else(|| {
             let vector = matches!(self.value(dst).ty, TyClass::Vec | TyClass::Slice)
-                && !matches!(elem.kind(), ty::Adt(..) | ty::RawPtr(..) | ty::Ref(..));
+                && !matches!(elem.kind(), ty::RawPtr(..) | ty::Ref(..));
             name.as_ref()
                 .filter(|_| vector)
                 .map(|n| vec![Expr::sym(&format!("{n}.len"))])
