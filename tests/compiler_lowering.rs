@@ -163,3 +163,35 @@ fn a_c_api_pairs_its_makers_and_destroyers_through_the_declared_types() {
     );
     assert!(!releases(&ir(source, "run_only")));
 }
+
+#[test]
+fn integers_a_call_computes_are_what_it_computes() {
+    let source = "pub fn rounded(v: &mut [f32], n: usize, m: usize) {\n\
+                  let k = n.div_ceil(4);\n\
+                  v[k.min(m)] = 0.0;\n\
+                  }\n";
+    let dump = ir(source, "rounded");
+    assert_eq!(count(&dump, "write v%1 at r0+min((n + 3)/4, m)[]"), 1, "{dump}");
+}
+
+#[test]
+fn a_loop_over_a_slice_walks_its_elements_from_where_the_range_starts() {
+    let source = "pub fn each(v: &mut Vec<f32>, lo: usize, hi: usize) {\n\
+                  for x in &mut v[lo..hi] { *x = 1.0; }\n\
+                  }\n";
+    let dump = ir(source, "each");
+    // The loop's symbol counts from 0; the element is `lo` on.
+    assert_eq!(count(&dump, "at r0+lo + x#1[]"), 1, "{dump}");
+}
+
+#[test]
+fn a_struct_a_callee_builds_owns_its_owning_fields() {
+    let source = "pub struct Holder { data: Vec<f32> }\n\
+                  pub fn make(n: usize) -> Holder { Holder { data: vec![0.0; n] } }\n\
+                  pub fn user(n: usize) -> usize { let h = make(n); h.data.len() }\n\
+                  pub fn kept(n: usize) -> Holder { make(n) }\n";
+    let user = ir(source, "user");
+    assert_eq!(count(&user, "release h.data"), 1, "{user}");
+    let kept = ir(source, "kept");
+    assert!(!releases(&kept), "{kept}");
+}
