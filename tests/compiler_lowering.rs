@@ -171,7 +171,11 @@ fn integers_a_call_computes_are_what_it_computes() {
                   v[k.min(m)] = 0.0;\n\
                   }\n";
     let dump = ir(source, "rounded");
-    assert_eq!(count(&dump, "write v%1 at r0+min((n + 3)/4, m)[]"), 1, "{dump}");
+    assert_eq!(
+        count(&dump, "write v%1 at r0+min((n + 3)/4, m)[]"),
+        1,
+        "{dump}"
+    );
 }
 
 #[test]

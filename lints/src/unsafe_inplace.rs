@@ -450,7 +450,7 @@ fn internal_overlap_case(
     out: &mut Vec<LintFinding>,
 ) {
     let dst = describe(f, defs, w.dst);
-    let origin = defs.get(&w.dst).map(|d| d.stmt.span);
+    let origin = defs.get(&made_at(f, defs, w.dst)).map(|d| d.stmt.span);
     let (proven, note) = match f.value(w.dst).view.as_ref() {
         Some(view) => {
             let answer = internal_overlap(view, asm);
@@ -616,7 +616,22 @@ fn reorders_unknown(defs: &HashMap<ValueId, Def<'_>>, dst: ValueId, src: ValueId
 
 /// What `v` borrows whole (`&src`, `&*x`, `&w.tr()` is `w.tr()`), followed to a named
 /// value or to a view that changes the layout.
-fn reborrowed(f: &FnIr, defs: &HashMap<ValueId, Def<'_>>, mut v: ValueId) -> ValueId {
+fn reborrowed(f: &FnIr, defs: &HashMap<ValueId, Def<'_>>, v: ValueId) -> ValueId {
+    followed(f, defs, v, false)
+}
+
+/// Where `v`, as written, was made: [`reborrowed`], on through a binding to the
+/// temporary it binds (`let wt = w.t()?` was made by `w.t()`).
+fn made_at(f: &FnIr, defs: &HashMap<ValueId, Def<'_>>, v: ValueId) -> ValueId {
+    followed(f, defs, v, true)
+}
+
+fn followed(
+    f: &FnIr,
+    defs: &HashMap<ValueId, Def<'_>>,
+    mut v: ValueId,
+    to_temporaries: bool,
+) -> ValueId {
     let view = |x: ValueId| f.values.get(x.0 as usize).and_then(|x| x.view.as_ref());
     let name = |x: ValueId| f.values.get(x.0 as usize).and_then(|x| x.name.as_ref());
     for _ in 0..16 {
@@ -624,16 +639,24 @@ fn reborrowed(f: &FnIr, defs: &HashMap<ValueId, Def<'_>>, mut v: ValueId) -> Val
             break;
         };
         match &stmt.op {
-            // (A named value goes on only to the value of that name it borrows.)
+            // (A named value goes on only to the value of that name it borrows, or, to
+            // find where it was made, to the temporary it binds.)
             Op::View { dst, src, how }
                 if (matches!(how, ViewOp::Whole)
                     || (view(*dst).is_some() && view(*dst) == view(*src)))
-                    && (name(v).is_none() || name(v) == name(*src)) =>
+                    && (name(v).is_none()
+                        || name(v) == name(*src)
+                        || (to_temporaries && name(*src).is_none())) =>
             {
                 v = *src;
             }
-            // A view passed by value is a copy of it (`dst.copy_from(src)`).
-            Op::Assign { src, .. } if name(v).is_none() || name(v) == name(*src) => {
+            // A view passed by value is a copy of it (`dst.copy_from(src)`); a binding
+            // of a temporary (`let wt = w.t()?`) is that temporary.
+            Op::Assign { src, .. }
+                if name(v).is_none()
+                    || name(v) == name(*src)
+                    || (to_temporaries && name(*src).is_none()) =>
+            {
                 v = *src;
             }
             _ => break,
@@ -744,7 +767,7 @@ fn partial_overlap_case(
         }
         _ => false,
     };
-    let src_span = defs.get(&src).map(|d| d.stmt.span);
+    let src_span = defs.get(&made_at(f, defs, src)).map(|d| d.stmt.span);
     if let Some(span) = src_span.filter(|s| *s != w.span) {
         let how = if shifted {
             "this reaches the same memory with the same layout, shifted"

@@ -85,6 +85,20 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 (v, Some(loc))
             }
         };
+        // `a.same_storage(&b)` of two tensors: the code asks whether they share storage,
+        // and handles the case where they do itself.
+        if let Some((def, _)) = func.const_fn_def() {
+            let tensors = lowered.len() == 2
+                && lowered
+                    .iter()
+                    .all(|a| types::class_of(self.tcx, a.ty.peel_refs()) == TyClass::Tensor);
+            if tensors && self.tcx.item_name(def).as_str() == "same_storage" {
+                if let (Some(x), Some(y)) = (lowered[0].value, lowered[1].value) {
+                    let pair = (self.borrowed_from(x), self.borrowed_from(y));
+                    self.storage_tests.push(pair);
+                }
+            }
+        }
         if self.std_protocol(b, func, &lowered, dst, destination, span) {
             return;
         }
@@ -1955,7 +1969,60 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                     self.copy_value(b, dst, held.unwrap_or(v), span);
                 }
             }
-            Sem::View(kind) => self.view_call(b, kind, args, dst, span),
+            // A view returned in a `Result` (candle's `t.narrow(..)?`) is its `Ok`.
+            Sem::View(kind) => {
+                let holder = match self.payload(dest_ty) {
+                    Some(_) => self.allocation_holder(dst, dest_ty, span).0,
+                    None => dst,
+                };
+                self.view_call(b, kind, args, holder, span)
+            }
+            // candle's `t.slice_set(&src, dim, start)`: the part of `t` that `src`
+            // covers, from `start` on axis `dim`, is overwritten from `src`.
+            Sem::SliceSet => {
+                let (Some(dst), Some(src)) = (
+                    arg(0).filter(|&v| self.value(v).kind.is_memory()),
+                    arg(1).filter(|&v| self.value(v).kind.is_memory()),
+                ) else {
+                    return;
+                };
+                let int = |this: &Self, k: usize| arg(k).and_then(|v| this.int_of(v));
+                let axis = int(self, 2)
+                    .and_then(|e| e.as_const())
+                    .and_then(|c| usize::try_from(c).ok());
+                let len = axis.and_then(|a| {
+                    let view = self.value(src).view.as_ref()?;
+                    view.shape().get(a).cloned()
+                });
+                let how = match (axis, int(self, 3), len) {
+                    (Some(axis), Some(start), Some(len)) => ViewOp::narrowed(axis, start, len),
+                    _ => ViewOp::Opaque(name.to_string()),
+                };
+                let view = self
+                    .value(dst)
+                    .view
+                    .as_ref()
+                    .and_then(|v| geometry::apply(v, &how));
+                let class = self.value(dst).ty;
+                let part = self.new_value(None, ValueKind::Unknown, class, span);
+                self.derive(b, part, dst, how, view, span);
+                self.emit(
+                    b,
+                    Op::Read {
+                        value: src,
+                        region: None,
+                    },
+                    span,
+                );
+                self.emit(
+                    b,
+                    Op::Write {
+                        value: part,
+                        region: None,
+                    },
+                    span,
+                );
+            }
             Sem::RawPtr => {
                 if let Some(src) = arg(0) {
                     let view = self.value(src).view.as_ref().map(|v| View {

@@ -105,6 +105,8 @@ pub(crate) struct FnLowerer<'a, 'tcx> {
     /// value built, the value standing for the new owner's duty to release.
     owner_copies: Vec<tensor_lint_analyzer::ir::OwnerCopy>,
     second_owners: FxHashMap<ValueId, ValueId>,
+    /// Pairs of tensors the code asks share storage (`a.same_storage(&b)`).
+    storage_tests: Vec<(ValueId, ValueId)>,
     /// `Zip` values: the arrays they walk in lock step.
     zips: FxHashMap<ValueId, Vec<ValueId>>,
     /// Ranges made parallel iterators (`(0..n).into_par_iter()`).
@@ -259,6 +261,7 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
             ranges: FxHashMap::default(),
             parallel_ranges: FxHashSet::default(),
             zips: FxHashMap::default(),
+            storage_tests: Vec::new(),
             owner_parts: FxHashMap::default(),
             owner_copies: Vec::new(),
             second_owners: FxHashMap::default(),
@@ -345,7 +348,7 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
             truncated: self.truncated,
             loop_ranges: self.loop_ranges,
             compared: self.compared,
-            storage_tests: Vec::new(),
+            storage_tests: self.storage_tests,
             owner_copies: self.owner_copies,
             run_time_indices: self.run_time_indices,
             run_values: self.run_values,

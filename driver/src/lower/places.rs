@@ -260,7 +260,10 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         } else {
             ValueKind::Unknown
         };
-        let v = self.new_value(Some(name.clone()), kind, class, span);
+        // (A field of a value nobody named is not named either: `value.0` would be no
+        // name a user wrote.)
+        let shown = self.value(base).name.is_some().then(|| name.clone());
+        let v = self.new_value(shown, kind, class, span);
         self.value_types.insert(v, field_ty);
         // A field of the caller's object reaches the caller's memory.
         if let Some(index) = self.param_structs.get(&base).copied() {
