@@ -157,6 +157,8 @@ pub const PATHS: &[(&str, Sem)] = &[
     ("faer::MatRef::from_raw_parts", Sem::FromStrided),
     ("nalgebra::Matrix::from_slice_with_strides_mut", Sem::FromStrided),
     ("nalgebra::Matrix::from_slice_with_strides", Sem::FromStrided),
+    // C strings: a borrowed view of the bytes a pointer reaches
+    ("std::ffi::CStr::from_ptr", Sem::ViewOfArg(0)),
     // ndarray's `Zip` and parallel array loops
     ("ndarray::Zip::from", Sem::ZipFrom),
     ("ndarray::Zip::indexed", Sem::ZipFrom),

@@ -1977,6 +1977,14 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 };
                 self.view_call(b, kind, args, holder, span)
             }
+            // A view of argument `n` somewhere in it (`CStr::from_ptr(p)`): it borrows,
+            // keeps and frees nothing.
+            Sem::ViewOfArg(n) => {
+                if let Some(src) = arg(n).filter(|&v| self.value(v).kind.is_memory()) {
+                    let short = name.rsplit("::").next().unwrap_or(name).to_string();
+                    self.derive(b, dst, src, ViewOp::Opaque(short), None, span);
+                }
+            }
             // candle's `t.slice_set(&src, dim, start)`: the part of `t` that `src`
             // covers, from `start` on axis `dim`, is overwritten from `src`.
             Sem::SliceSet => {
