@@ -130,6 +130,52 @@ impl FnSummary {
         s
     }
 
+    /// The elements the function writes through its raw-pointer parameter `param`
+    /// ([`Self::write_regions`]), placed at `at`, where the caller's pointer points;
+    /// `in_caller` puts an expression over the function's integer parameters in the
+    /// caller's terms. `None` when the summary does not place them, or one of them
+    /// cannot be said in the caller's terms.
+    pub fn placed_writes(
+        &self,
+        param: usize,
+        at: &crate::oracle::View,
+        in_caller: impl Fn(&crate::oracle::Expr) -> Option<crate::oracle::Expr>,
+    ) -> Option<Vec<crate::oracle::View>> {
+        let places: Vec<&WriteRegion> = self
+            .write_regions
+            .iter()
+            .filter(|w| w.param == param)
+            .collect();
+        if places.is_empty() {
+            return None;
+        }
+        places
+            .into_iter()
+            .map(|w| {
+                if w.elem_bytes != at.elem_bytes {
+                    return None;
+                }
+                let offset = in_caller(&w.offset)?;
+                let dims = w
+                    .dims
+                    .iter()
+                    .map(|d| {
+                        Some(crate::oracle::Dim {
+                            len: in_caller(&d.len)?,
+                            stride: in_caller(&d.stride)?,
+                        })
+                    })
+                    .collect::<Option<Vec<_>>>()?;
+                Some(crate::oracle::View {
+                    root: at.root,
+                    elem_bytes: at.elem_bytes,
+                    offset: &at.offset + &offset,
+                    dims,
+                })
+            })
+            .collect()
+    }
+
     /// The summary the annotations alone give.
     pub fn from_annotations(ann: &Annotations) -> FnSummary {
         let mut s = FnSummary::default();

@@ -324,6 +324,18 @@ impl ViewOp {
         let end = &start + &len;
         ViewOp::on_axis(axis, Some(start), Some(end), Expr::int(1))
     }
+
+    /// The part of a tensor that candle's `t.slice_set(&src, axis, start)` writes: as
+    /// many indices on `axis` from `start` as `src` has there.
+    pub fn slice_set(
+        axis: Option<usize>,
+        start: Option<Expr>,
+        src: Option<&View>,
+    ) -> Option<ViewOp> {
+        let axis = axis?;
+        let len = src?.shape().get(axis).cloned()?;
+        Some(ViewOp::narrowed(axis, start?, len))
+    }
 }
 
 /// One axis entry of a slice, as in ndarray's `s![]`.

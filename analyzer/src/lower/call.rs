@@ -903,40 +903,11 @@ impl Lowerer<'_, '_, '_> {
         value: ValueId,
         args: &[Arg],
     ) -> Option<Vec<crate::oracle::View>> {
-        let places: Vec<_> = summary
-            .write_regions
-            .iter()
-            .filter(|w| w.param == param)
-            .collect();
-        if places.is_empty() || !matches!(self.val(value).kind, ValueKind::RawPtr(_)) {
+        if !matches!(self.val(value).kind, ValueKind::RawPtr(_)) {
             return None;
         }
         let at = self.val(value).view.clone()?;
-        places
-            .into_iter()
-            .map(|w| {
-                if w.elem_bytes != at.elem_bytes {
-                    return None;
-                }
-                let offset = self.callee_offset(idx, &w.offset, args)?;
-                let dims = w
-                    .dims
-                    .iter()
-                    .map(|d| {
-                        Some(crate::oracle::Dim {
-                            len: self.callee_offset(idx, &d.len, args)?,
-                            stride: self.callee_offset(idx, &d.stride, args)?,
-                        })
-                    })
-                    .collect::<Option<Vec<_>>>()?;
-                Some(crate::oracle::View {
-                    root: at.root,
-                    elem_bytes: at.elem_bytes,
-                    offset: &at.offset + &offset,
-                    dims,
-                })
-            })
-            .collect()
+        summary.placed_writes(param, &at, |e| self.callee_offset(idx, e, args))
     }
 
     /// A callee's offset over its integer parameters, in the caller's terms: each

@@ -507,14 +507,8 @@ impl Lowerer<'_, '_, '_> {
                 let axis = int(self, 2)
                     .and_then(|e| e.as_const())
                     .and_then(|c| usize::try_from(c).ok());
-                let len = axis.and_then(|a| {
-                    let view = self.val(src).view.as_ref()?;
-                    view.shape().get(a).cloned()
-                });
-                let how = match (axis, int(self, 3), len) {
-                    (Some(axis), Some(start), Some(len)) => ViewOp::narrowed(axis, start, len),
-                    _ => ViewOp::Opaque(name.to_string()),
-                };
+                let how = ViewOp::slice_set(axis, int(self, 3), self.val(src).view.as_ref())
+                    .unwrap_or_else(|| ViewOp::Opaque(name.to_string()));
                 let part = self.derive_view(dst, how, span);
                 self.emit(
                     Op::Read {

@@ -1094,40 +1094,11 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         value: ValueId,
         args: &[Arg<'tcx>],
     ) -> Option<Vec<View>> {
-        let places: Vec<_> = summary
-            .write_regions
-            .iter()
-            .filter(|w| w.param == param)
-            .collect();
-        if places.is_empty() || !matches!(self.value(value).kind, ValueKind::RawPtr(_)) {
+        if !matches!(self.value(value).kind, ValueKind::RawPtr(_)) {
             return None;
         }
         let at = self.value(value).view.clone()?;
-        places
-            .into_iter()
-            .map(|w| {
-                if w.elem_bytes != at.elem_bytes {
-                    return None;
-                }
-                let offset = self.callee_offset(callee, &w.offset, args)?;
-                let dims = w
-                    .dims
-                    .iter()
-                    .map(|d| {
-                        Some(tensor_lint_analyzer::oracle::Dim {
-                            len: self.callee_offset(callee, &d.len, args)?,
-                            stride: self.callee_offset(callee, &d.stride, args)?,
-                        })
-                    })
-                    .collect::<Option<Vec<_>>>()?;
-                Some(View {
-                    root: at.root,
-                    elem_bytes: at.elem_bytes,
-                    offset: &at.offset + &offset,
-                    dims,
-                })
-            })
-            .collect()
+        summary.placed_writes(param, &at, |e| self.callee_offset(callee, e, args))
     }
 
     /// `dst`, a struct of the crate without a `Drop` of its own that a callee built: each
@@ -1178,6 +1149,20 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             self.set_field(dst, 0, *k, field);
         }
         !fields.is_empty()
+    }
+
+    /// `v`'s place, read and then written (an update of it).
+    fn read_and_write(&mut self, b: &BodyCx<'tcx>, v: ValueId, span: Span) {
+        let region = self.value(v).view.clone();
+        self.emit(
+            b,
+            Op::Read {
+                value: v,
+                region: region.clone(),
+            },
+            span,
+        );
+        self.emit(b, Op::Write { value: v, region }, span);
     }
 
     /// `offset`, written over the names of `callee`'s integer parameters (a summary's
@@ -1998,14 +1983,8 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 let axis = int(self, 2)
                     .and_then(|e| e.as_const())
                     .and_then(|c| usize::try_from(c).ok());
-                let len = axis.and_then(|a| {
-                    let view = self.value(src).view.as_ref()?;
-                    view.shape().get(a).cloned()
-                });
-                let how = match (axis, int(self, 3), len) {
-                    (Some(axis), Some(start), Some(len)) => ViewOp::narrowed(axis, start, len),
-                    _ => ViewOp::Opaque(name.to_string()),
-                };
+                let how = ViewOp::slice_set(axis, int(self, 3), self.value(src).view.as_ref())
+                    .unwrap_or_else(|| ViewOp::Opaque(name.to_string()));
                 let view = self
                     .value(dst)
                     .view
@@ -2221,16 +2200,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 });
                 if scalar {
                     if let Some(v) = arg(i).filter(|&v| self.value(v).kind.is_memory()) {
-                        let region = self.value(v).view.clone();
-                        self.emit(
-                            b,
-                            Op::Read {
-                                value: v,
-                                region: region.clone(),
-                            },
-                            span,
-                        );
-                        self.emit(b, Op::Write { value: v, region }, span);
+                        self.read_and_write(b, v, span);
                     }
                     for a in args.iter().skip(1) {
                         if let Some(v) = a.value.filter(|&v| self.value(v).kind.is_memory()) {
@@ -2344,16 +2314,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                     else {
                         continue;
                     };
-                    let region = self.value(v).view.clone();
-                    self.emit(
-                        b,
-                        Op::Read {
-                            value: v,
-                            region: region.clone(),
-                        },
-                        span,
-                    );
-                    self.emit(b, Op::Write { value: v, region }, span);
+                    self.read_and_write(b, v, span);
                 }
                 for slot in slots.into_iter().flatten() {
                     // A struct's owners go with it (`mem::swap(&mut table[i], &mut

@@ -209,7 +209,9 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                     span,
                 );
             }
-            Sem::Par(ParKind::Elements | ParKind::Chunks) => {
+            // `v.par_iter_mut()`, `v.par_chunks_mut(k)`, faer's `m.par_col_chunks_mut(k)`
+            // (one item per `k` columns).
+            Sem::Par(kind @ (ParKind::Elements | ParKind::Chunks | ParKind::ColumnChunks)) => {
                 let Some(src) = args.first().and_then(|a| a.value) else {
                     return;
                 };
@@ -229,8 +231,8 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                     self.iters.insert(dst, info);
                     return;
                 }
-                let chunk = match sem {
-                    Sem::Par(ParKind::Chunks) => args
+                let chunk = match kind {
+                    ParKind::Chunks | ParKind::ColumnChunks => args
                         .get(1)
                         .and_then(|a| a.value)
                         .and_then(|v| self.int_of(v)),
@@ -242,32 +244,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                     dst,
                     IterInfo {
                         source: src,
-                        axis: 0,
-                        chunk,
-                        parallel: true,
-                        enumerate: false,
-                    },
-                );
-            }
-            // faer's `m.par_col_chunks_mut(k)`: one item per `k` columns.
-            Sem::Par(ParKind::ColumnChunks) => {
-                let Some(src) = args.first().and_then(|a| a.value) else {
-                    return;
-                };
-                if !self.value(src).kind.is_memory() {
-                    return;
-                }
-                let chunk = args
-                    .get(1)
-                    .and_then(|a| a.value)
-                    .and_then(|v| self.int_of(v));
-                let view = self.value(src).view.clone();
-                self.derive(b, dst, src, ViewOp::Whole, view, span);
-                self.iters.insert(
-                    dst,
-                    IterInfo {
-                        source: src,
-                        axis: 1,
+                        axis: usize::from(kind == ParKind::ColumnChunks),
                         chunk,
                         parallel: true,
                         enumerate: false,
@@ -366,25 +343,8 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                         }
                     }
                 }
-                let value = self.bodies[body.0 as usize].params.first().copied();
-                let iteration = Iteration {
-                    symbol,
-                    lo: Expr::int(0),
-                    hi: count.unwrap_or_else(|| Expr::sym("len")),
-                    value,
-                };
-                self.emit(
-                    b,
-                    Op::Parallel(ParallelRegion {
-                        kind: ParallelKind::ParIter,
-                        tasks: vec![Task {
-                            body,
-                            iteration: Some(iteration),
-                            span,
-                        }],
-                    }),
-                    span,
-                );
+                let count = count.unwrap_or_else(|| Expr::sym("len"));
+                self.parallel_iteration(b, body, symbol, count, span);
             }
             Sem::Par(ParKind::Consume) => {
                 let (Some(iter), Some(body)) =
@@ -414,28 +374,41 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                     (None, None) => return,
                 };
                 self.lower_pending_closure(body, &[Some(item)]);
-                let value = self.bodies[body.0 as usize].params.first().copied();
-                let iteration = Iteration {
-                    symbol,
-                    lo: Expr::int(0),
-                    hi: count,
-                    value,
-                };
-                self.emit(
-                    b,
-                    Op::Parallel(ParallelRegion {
-                        kind: ParallelKind::ParIter,
-                        tasks: vec![Task {
-                            body,
-                            iteration: Some(iteration),
-                            span,
-                        }],
-                    }),
-                    span,
-                );
+                self.parallel_iteration(b, body, symbol, count, span);
             }
             _ => {}
         }
+    }
+
+    /// A parallel region running closure `body` once per `symbol` in `0..count`, its
+    /// first parameter the item of that iteration.
+    fn parallel_iteration(
+        &mut self,
+        b: &BodyCx<'tcx>,
+        body: BodyId,
+        symbol: String,
+        count: Expr,
+        span: Span,
+    ) {
+        let value = self.bodies[body.0 as usize].params.first().copied();
+        let iteration = Iteration {
+            symbol,
+            lo: Expr::int(0),
+            hi: count,
+            value,
+        };
+        self.emit(
+            b,
+            Op::Parallel(ParallelRegion {
+                kind: ParallelKind::ParIter,
+                tasks: vec![Task {
+                    body,
+                    iteration: Some(iteration),
+                    span,
+                }],
+            }),
+            span,
+        );
     }
 
     /// The item of iteration `symbol` over `info`, and how many items there are.
