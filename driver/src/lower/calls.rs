@@ -9,8 +9,8 @@ use rustc_span::Spanned;
 
 use tensor_lint_analyzer::ir::geometry;
 use tensor_lint_analyzer::ir::{
-    Callee, EscapeKind, FnId, LeakKind, Op, ReleaseKind, ReleasedBy, RootOrigin, SliceSpec,
-    TyClass, ValueId, ValueKind, ViewOp,
+    Callee, EscapeKind, FnId, Iteration, LeakKind, Op, ReleaseKind, ReleasedBy, RootOrigin,
+    SliceSpec, TyClass, ValueId, ValueKind, ViewOp,
 };
 use tensor_lint_analyzer::models::{
     AtomicOp, Ctor, LayoutCtor, Meta, ReleaseHow, Sem, ViewKind, WrapKind,
@@ -398,15 +398,36 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         if is("Iterator", "for_each") {
             let closure = args.get(1).and_then(|a| a.value);
             if let Some(ValueKind::Closure(body)) = closure.map(|v| self.value(v).kind.clone()) {
-                let item = self
-                    .iters
+                // The items: of memory walked, or the integers of a range.
+                let info = self.iters.get(&first).cloned().filter(|i| !i.parallel);
+                let range = self
+                    .ranges
                     .get(&first)
                     .cloned()
-                    .filter(|i| !i.parallel)
-                    .map(|info| {
-                        let symbol = self.varying_symbol("it");
-                        self.iteration_item(b, &info, &symbol, span).0
-                    });
+                    .filter(|_| !self.parallel_ranges.contains(&first));
+                let (item, iteration) = if let Some(info) = info {
+                    let symbol = self.varying_symbol("it");
+                    let (item, count) = self.iteration_item(b, &info, &symbol, span);
+                    (Some(item), Some((symbol, count, item)))
+                } else if let Some((lo, hi)) = range {
+                    let symbol = self.varying_symbol("it");
+                    let item = self.new_value(None, ValueKind::Scalar, TyClass::Scalar, span);
+                    self.value_mut(item).int = Some(&lo + &Expr::sym(&symbol));
+                    self.loop_starts.push((symbol.clone(), lo.clone()));
+                    (Some(item), Some((symbol, &hi - &lo, item)))
+                } else {
+                    (None, None)
+                };
+                // The closure's body runs once per item: a loop of its own.
+                if let Some((symbol, count, item)) = iteration {
+                    let iteration = Iteration {
+                        symbol,
+                        lo: Expr::int(0),
+                        hi: count,
+                        value: Some(item),
+                    };
+                    self.loop_ranges.push((body, iteration));
+                }
                 self.repeated_closures.insert(body);
                 self.lower_pending_closure(body, &[item]);
                 self.emit(

@@ -482,7 +482,8 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             .loops
             .iter()
             .filter(|l| l.blocks.get(here.as_usize()).copied().unwrap_or(false))
-            .min_by_key(|l| l.blocks.iter().filter(|x| **x).count())?;
+            .min_by_key(|l| l.blocks.iter().filter(|x| **x).count());
+        let innermost = innermost?;
         if let Some(it) = self.loop_iterations.get(&(b.id, innermost.header)) {
             return Some(it.clone());
         }
