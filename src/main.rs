@@ -4,8 +4,30 @@
 #![forbid(unsafe_code)]
 
 extern crate rustc_driver;
+// The compiler's own allocator, which rustc links in place of the C library's `malloc`:
+// the driver allocates as the compiler does, and markedly faster than with the system
+// allocator.
+extern crate tikv_jemalloc_sys as jemalloc_sys;
 
+use std::ffi::c_void;
 use std::process::ExitCode;
+
+// Referenced so that the linker keeps jemalloc's definitions of the C allocation
+// functions, which then serve the whole process.
+#[used]
+static MALLOC: unsafe extern "C" fn(usize) -> *mut c_void = jemalloc_sys::malloc;
+#[used]
+static CALLOC: unsafe extern "C" fn(usize, usize) -> *mut c_void = jemalloc_sys::calloc;
+#[used]
+static REALLOC: unsafe extern "C" fn(*mut c_void, usize) -> *mut c_void = jemalloc_sys::realloc;
+#[used]
+static POSIX_MEMALIGN: unsafe extern "C" fn(*mut *mut c_void, usize, usize) -> i32 =
+    jemalloc_sys::posix_memalign;
+#[used]
+static ALIGNED_ALLOC: unsafe extern "C" fn(usize, usize) -> *mut c_void =
+    jemalloc_sys::aligned_alloc;
+#[used]
+static FREE: unsafe extern "C" fn(*mut c_void) = jemalloc_sys::free;
 
 /// Deeply nested input (10,000 levels of parentheses) must not overflow the stack of
 /// the parser and the lowering: the whole run happens on a thread with room for it.
