@@ -4,11 +4,11 @@
 
 use rustc_middle::mir::{self, AggregateKind, BinOp, CastKind, Rvalue, UnOp};
 use rustc_middle::ty;
-use tensor_lint_analyzer::ir::{Assumption, ReleasedBy, RootOrigin};
-use tensor_lint_analyzer::oracle::Cmp;
 
-use tensor_lint_analyzer::ir::{EscapeKind, Op, TyClass, ValueId, ValueKind, ViewOp};
-use tensor_lint_analyzer::oracle::{Dim, Expr, View};
+use tensor_lint_analyzer::ir::{
+    Assumption, EscapeKind, Op, ReleasedBy, RootOrigin, TyClass, ValueId, ValueKind, ViewOp,
+};
+use tensor_lint_analyzer::oracle::{Cmp, Dim, Expr, View};
 use tensor_lint_analyzer::source::Span;
 
 use super::places::Loc;
@@ -42,22 +42,19 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 _ => None,
             };
             self.define_from(b, dst, rvalue, span);
-            // A variable of integer type set once to what nothing here computes (`let
-            // [rows, cols] = sizes(x)`): one value, a symbol of its name.
+            // A variable of integer type set once to what nothing here computes is one
+            // value, a symbol of its name: in the function's own body any such value
+            // (`let [rows, cols] = sizes(x)`); in a task only one read from an element
+            // of a buffer, recorded with that element (the lints tell the values both
+            // tasks read alike from each task's own). A copy of another variable, or of
+            // a capture, is that variable's value, known or not.
             let local = place.local;
-            // (A copy of another variable, or of a capture, is that variable's value,
-            // known or not.)
             let copy = match rvalue {
                 Rvalue::Use(op, _) => op.place().is_some_and(|p| {
                     p.projection.is_empty() || (b.id.0 != 0 && p.local.as_usize() == 1)
                 }),
                 _ => false,
             };
-            // (Only in the function's own body: a value a task computes is that task's
-            // own, which needs what the task reads it from, not a name.)
-            // An integer read from an element of a buffer, in any body, stands for what
-            // the buffer holds there, and is recorded with that element (the lints tell
-            // values both tasks read alike from their own).
             if !copy
                 && (b.id.0 == 0 || element.is_some())
                 && !b.multi_def[local.as_usize()]
