@@ -365,8 +365,7 @@ fn describe(f: &FnIr, defs: &HashMap<ValueId, Def<'_>>, v: ValueId) -> String {
     match &stmt.op {
         Op::View { dst, src, how } => {
             // A reborrow (`&*x`, `&mut x[..]` of all of it) is what it borrows.
-            let same = |v: ValueId| f.values.get(v.0 as usize).and_then(|x| x.view.as_ref());
-            if matches!(how, ViewOp::Whole) || (same(*dst).is_some() && same(*dst) == same(*src)) {
+            if is_reborrow(f, *dst, *src, how) {
                 return describe(f, defs, *src);
             }
             let of = describe(f, defs, *src);
@@ -626,13 +625,19 @@ fn made_at(f: &FnIr, defs: &HashMap<ValueId, Def<'_>>, v: ValueId) -> ValueId {
     followed(f, defs, v, true)
 }
 
+/// Whether view `dst` of `src`, made `how`, is all of `src` as it is laid out (`&*x`,
+/// `&mut x[..]`): a reborrow.
+fn is_reborrow(f: &FnIr, dst: ValueId, src: ValueId, how: &ViewOp) -> bool {
+    let view = |x: ValueId| f.values.get(x.0 as usize).and_then(|x| x.view.as_ref());
+    matches!(how, ViewOp::Whole) || (view(dst).is_some() && view(dst) == view(src))
+}
+
 fn followed(
     f: &FnIr,
     defs: &HashMap<ValueId, Def<'_>>,
     mut v: ValueId,
     to_temporaries: bool,
 ) -> ValueId {
-    let view = |x: ValueId| f.values.get(x.0 as usize).and_then(|x| x.view.as_ref());
     let name = |x: ValueId| f.values.get(x.0 as usize).and_then(|x| x.name.as_ref());
     for _ in 0..16 {
         let Some(Def { stmt, .. }) = defs.get(&v) else {
@@ -642,8 +647,7 @@ fn followed(
             // (A named value goes on only to the value of that name it borrows, or, to
             // find where it was made, to the temporary it binds.)
             Op::View { dst, src, how }
-                if (matches!(how, ViewOp::Whole)
-                    || (view(*dst).is_some() && view(*dst) == view(*src)))
+                if is_reborrow(f, *dst, *src, how)
                     && (name(v).is_none()
                         || name(v) == name(*src)
                         || (to_temporaries && name(*src).is_none())) =>

@@ -88,11 +88,13 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         // `a.same_storage(&b)` of two tensors: the code asks whether they share storage,
         // and handles the case where they do itself.
         if let Some((def, _)) = func.const_fn_def() {
-            let tensors = lowered.len() == 2
-                && lowered
-                    .iter()
-                    .all(|a| types::class_of(self.tcx, a.ty.peel_refs()) == TyClass::Tensor);
-            if tensors && self.tcx.item_name(def).as_str() == "same_storage" {
+            let tensors = || {
+                lowered.len() == 2
+                    && lowered
+                        .iter()
+                        .all(|a| types::class_of(self.tcx, a.ty.peel_refs()) == TyClass::Tensor)
+            };
+            if self.tcx.item_name(def).as_str() == "same_storage" && tensors() {
                 if let (Some(x), Some(y)) = (lowered[0].value, lowered[1].value) {
                     let pair = (self.borrowed_from(x), self.borrowed_from(y));
                     self.storage_tests.push(pair);
@@ -315,38 +317,33 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             }
             return true;
         }
-        // `a.min(b)`, `std::cmp::max(a, b)` of integers.
+        // Integers `core` computes: `a.min(b)`, `cmp::max(a, b)`, `a.div_ceil(b)`.
         let item = tcx.item_name(def_id);
-        let in_cmp = tcx.crate_name(def_id.krate).as_str() == "core"
-            && tcx.def_path_str(def_id).contains("cmp");
-        if in_cmp && matches!(item.as_str(), "min" | "max") && args.len() == 2 {
+        let computes = matches!(item.as_str(), "min" | "max" | "div_ceil")
+            && tcx.crate_name(def_id.krate).as_str() == "core";
+        if computes && args.len() == 2 {
+            let diagnostic = |name: &str, def| {
+                tcx.get_diagnostic_item(rustc_span::Symbol::intern(name)) == Some(def)
+            };
+            let of_ord = tcx
+                .trait_of_assoc(def_id)
+                .is_some_and(|t| diagnostic("Ord", t));
             let l = self.int_of(first);
             let r = args[1].value.and_then(|v| self.int_of(v));
-            if let (Some(l), Some(r)) = (l, r) {
-                let int = if item.as_str() == "min" {
-                    l.minimum(&r)
-                } else {
-                    l.maximum(&r)
-                };
-                self.value_mut(dst).int = Some(int);
-                return true;
-            }
-        }
-        // `a.div_ceil(b)` of unsigned integers: `(a + b - 1) / b`.
-        if item.as_str() == "div_ceil" && tcx.crate_name(def_id.krate).as_str() == "core" {
-            let l = self.int_of(first);
-            let r = args
-                .get(1)
-                .and_then(|a| a.value)
-                .and_then(|v| self.int_of(v));
-            if let (Some(l), Some(r)) = (l, r) {
-                let int = (&(&l + &r) - &Expr::int(1)).div_floor(r);
+            let int = l.zip(r).and_then(|(l, r)| match item.as_str() {
+                "min" if of_ord || diagnostic("cmp_min", def_id) => Some(l.minimum(&r)),
+                "max" if of_ord || diagnostic("cmp_max", def_id) => Some(l.maximum(&r)),
+                // Of unsigned integers: `(a + b - 1) / b`.
+                "div_ceil" => Some((&(&l + &r) - &Expr::int(1)).div_floor(r)),
+                _ => None,
+            });
+            if let Some(int) = int {
                 self.value_mut(dst).int = Some(int);
                 return true;
             }
         }
         // `lo..=hi`, made by a call: the integers `lo..hi + 1`.
-        let inclusive = tcx.item_name(def_id).as_str() == "new"
+        let inclusive = item.as_str() == "new"
             && tcx.impl_of_assoc(def_id).is_some_and(|imp| {
                 let self_ty = tcx.type_of(imp).instantiate_identity().skip_normalization();
                 types::adt_is(tcx, self_ty, "core", "RangeInclusive")
@@ -703,13 +700,9 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 .output();
             declared == tcx.type_of(imp).instantiate_identity().skip_normalization()
         });
-        let muts: Vec<ValueId> = args
-            .iter()
-            .filter(|a| mut_ref(a.ty))
-            .filter_map(|a| a.value)
-            .collect();
-        if !method && returns_self && args.iter().filter(|a| mut_ref(a.ty)).count() == 1 {
-            if let Some(&src) = muts.first().filter(|&&v| self.value(v).kind.is_memory()) {
+        let muts: Vec<&Arg<'tcx>> = args.iter().filter(|a| mut_ref(a.ty)).collect();
+        if let (false, true, [one]) = (method, returns_self, muts.as_slice()) {
+            if let Some(src) = one.value.filter(|&v| self.value(v).kind.is_memory()) {
                 let view = self.value(src).view.clone();
                 self.derive(b, dst, src, ViewOp::Whole, view, span);
             }

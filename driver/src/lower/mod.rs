@@ -1103,20 +1103,9 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
                 ..
             } => {
                 self.call(b, func, args, destination, span);
-                // A variable of integer type set once, in the function's own body, to
-                // what a call computes that nothing here knows (`let i =
-                // self.stripe_of(key)`): one value, a symbol of its name.
+                // `let i = self.stripe_of(key)`, a call nothing here knows.
                 if let Some(local) = destination.as_local() {
-                    let dst = self.local(b, local);
-                    let unknown = b.id.0 == 0
-                        && !b.multi_def[local.as_usize()]
-                        && local.as_usize() > b.mir.arg_count
-                        && b.mir.local_decls[local].ty.is_integral()
-                        && self.value(dst).int.is_none();
-                    if let Some(name) = self.value(dst).name.clone().filter(|_| unknown) {
-                        let symbol = self.run_time_symbol(b, &name);
-                        self.value_mut(dst).int = Some(symbol);
-                    }
+                    self.name_unknown_integer(b, local, None);
                 }
                 match target {
                     Some(t) => Terminator::Goto(block(*t)),
@@ -1480,6 +1469,33 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
         };
         self.run_values.push((b.id, symbol.clone()));
         Expr::sym(&symbol)
+    }
+
+    /// A variable `local` of integer type, set once to a value nothing here computes, is
+    /// one value, a symbol of its name: in the function's own body any such value (`let
+    /// [rows, cols] = sizes(x)`, `let i = self.stripe_of(key)`); in a task only one read
+    /// from `element` of a buffer, recorded with that element (the lints tell the values
+    /// both tasks read alike from each task's own).
+    pub(crate) fn name_unknown_integer(
+        &mut self,
+        b: &BodyCx<'tcx>,
+        local: Local,
+        element: Option<View>,
+    ) {
+        let v = self.local(b, local);
+        let unknown = (b.id.0 == 0 || element.is_some())
+            && !b.multi_def[local.as_usize()]
+            && local.as_usize() > b.mir.arg_count
+            && b.mir.local_decls[local].ty.is_integral()
+            && self.value(v).int.is_none();
+        let Some(name) = self.value(v).name.clone().filter(|_| unknown) else {
+            return;
+        };
+        let symbol = self.run_time_symbol(b, &name);
+        if let (Some(view), Some(sym)) = (element, symbol.symbols().into_iter().next()) {
+            self.element_values.push((sym, view));
+        }
+        self.value_mut(v).int = Some(symbol);
     }
 
     /// A symbol based on `name` that is always fresh (`name#k`): for what takes another

@@ -42,36 +42,18 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 _ => None,
             };
             self.define_from(b, dst, rvalue, span);
-            // A variable of integer type set once to what nothing here computes is one
-            // value, a symbol of its name: in the function's own body any such value
-            // (`let [rows, cols] = sizes(x)`); in a task only one read from an element
-            // of a buffer, recorded with that element (the lints tell the values both
-            // tasks read alike from each task's own). A copy of another variable, or of
-            // a capture, is that variable's value, known or not.
-            let local = place.local;
+            // A copy of another variable, or of a capture, is that variable's value, known
+            // or not; anything else nothing here computes may get a name.
             let copy = match rvalue {
                 Rvalue::Use(op, _) => op.place().is_some_and(|p| {
                     p.projection.is_empty() || (b.id.0 != 0 && p.local.as_usize() == 1)
                 }),
                 _ => false,
             };
-            if !copy
-                && (b.id.0 == 0 || element.is_some())
-                && !b.multi_def[local.as_usize()]
-                && self.value(dst).int.is_none()
-                && b.mir.local_decls[local].ty.is_integral()
-                && local.as_usize() > b.mir.arg_count
-            {
-                if let Some(name) = self.value(dst).name.clone() {
-                    let symbol = self.run_time_symbol(b, &name);
-                    if let (Some(view), Some(sym)) = (element, symbol.symbols().into_iter().next())
-                    {
-                        self.element_values.push((sym, view));
-                    }
-                    self.value_mut(dst).int = Some(symbol);
-                }
-            }
             b.current[place.local.as_usize()] = dst;
+            if !copy {
+                self.name_unknown_integer(b, place.local, element);
+            }
             return;
         }
         match self.place(b, place, span) {
@@ -377,22 +359,13 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         &mut self,
         b: &BodyCx<'tcx>,
         dst: ValueId,
-        did: rustc_hir::def_id::DefId,
+        built: ty::Ty<'tcx>,
         values: &[Option<ValueId>],
         span: Span,
     ) {
-        // The type built, as the body names it (with its generic arguments).
-        let releases = self
-            .value_types
-            .get(&dst)
-            .copied()
-            .into_iter()
-            .chain(b.mir.local_decls.iter().map(|d| d.ty))
-            .find(|t| t.ty_adt_def().is_some_and(|a| a.did() == did))
-            .is_some_and(|t| self.drop_releases(t));
-        if !releases {
+        let Some(adt) = built.ty_adt_def().filter(|_| self.drop_releases(built)) else {
             return;
-        }
+        };
         let Some((owner, field, part)) = values
             .iter()
             .flatten()
@@ -403,7 +376,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         let Some(field_root) = self.value(field).kind.root() else {
             return;
         };
-        let ty_name = self.tcx.item_name(did).to_string();
+        let ty_name = self.tcx.item_name(adt.did()).to_string();
         // The owner as the message names it, standing for the memory its drop releases.
         let owner_name = self.value(self.canonical(owner)).name.clone();
         let source = self.new_value(
@@ -658,7 +631,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                     self.closure_values.insert(*def_id, dst);
                 }
             }
-            AggregateKind::Adt(did, variant, _, _, _) => {
+            AggregateKind::Adt(did, variant, generics, _, _) => {
                 let tcx = self.tcx;
                 let is_range = tcx.crate_name(did.krate).as_str() == "core"
                     && matches!(tcx.item_name(*did).as_str(), "Range" | "RangeInclusive");
@@ -677,7 +650,8 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                         self.set_field(dst, variant.as_u32(), k as u32, *v);
                     }
                 }
-                self.owner_rebuilt(b, dst, *did, &values, span);
+                let built = ty::Ty::new_adt(self.tcx, self.tcx.adt_def(*did), generics);
+                self.owner_rebuilt(b, dst, built, &values, span);
             }
             AggregateKind::Tuple | AggregateKind::Array(_) => {
                 for (k, v) in values.iter().enumerate() {
