@@ -369,6 +369,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         };
         if is("IntoIterator", "into_iter") {
             self.copy_value(b, dst, first, span);
+            self.iter_over_handles(first, dst);
             if let Some(info) = self.iters.get(&first).cloned() {
                 self.iters.insert(dst, info);
             } else if self.walks_elements(args[0].ty, first) {
@@ -387,6 +388,9 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             return true;
         }
         if is("Iterator", "next") {
+            if self.next_handle(b, first, dst, span) {
+                return true;
+            }
             self.next_item(b, first, dst, destination.as_local(), span);
             return true;
         }
@@ -512,7 +516,17 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             if let Some(len) = self.iter_len(first) {
                 self.iter_lens.insert(dst, len);
             }
+            if name.as_str() == "map" {
+                if let Some(f) = args.get(1) {
+                    self.mapped_handles(f, dst);
+                }
+            }
             return false;
+        }
+        if is("Iterator", "collect")
+            && self.collected_handles(b, first, dst, destination.ty(b.mir, tcx).ty, span)
+        {
+            return true;
         }
         // `x?` asks `Try::branch(x)` whether to go on: the value it goes on with is what
         // `x` holds in `Ok` or `Some`, and nothing is handed anywhere.
@@ -711,7 +725,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
 
     /// What calling function `id` does, as far as known now: its summary, or what its
     /// annotations say while it is not summarised yet.
-    fn summary_of(&self, id: FnId) -> Option<FnSummary> {
+    pub(crate) fn summary_of(&self, id: FnId) -> Option<FnSummary> {
         self.summaries
             .get(id.0 as usize)
             .and_then(Option::clone)
@@ -803,6 +817,13 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         }
         for &i in &summary.frees {
             for v in parts(self, i) {
+                let how = self
+                    .releasing
+                    .clone()
+                    .unwrap_or_else(|| ReleaseKind::Function(callee_name.clone()));
+                if self.released_handle(b, v, &how, span) {
+                    continue;
+                }
                 self.emit(
                     b,
                     Op::Release {
@@ -1052,7 +1073,17 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                         _ if summary.returns_whole => ViewOp::Whole,
                         _ => ViewOp::Opaque(callee_name.to_string()),
                     };
-                    self.derive(b, dst, src, how, view.clone(), span);
+                    // A pointer in the `Ok` or `Some` of the result (`fn check(p) ->
+                    // Result<*mut T, E>`) is held by that payload.
+                    let pointer_payload = self
+                        .payload(dest_ty)
+                        .is_some_and(|(_, payload)| payload.is_raw_ptr());
+                    let holder = if pointer_payload {
+                        self.allocation_holder(dst, dest_ty, span).0
+                    } else {
+                        dst
+                    };
+                    self.derive(b, holder, src, how, view.clone(), span);
                     if unchecked {
                         self.emit(
                             b,
@@ -1629,7 +1660,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
 
     /// Where new memory a call returns is held: the call's result, or its `Ok` or
     /// `Some` payload when it returns a `Result` or an `Option`.
-    fn allocation_holder(
+    pub(crate) fn allocation_holder(
         &mut self,
         dst: ValueId,
         dest_ty: Ty<'tcx>,

@@ -70,7 +70,8 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             if types::adt_is(self.tcx, ty, "tch", "Tensor") {
                 return;
             }
-            if self.value(v).kind.is_memory() {
+            // A collection of handles owed a release each does not release them.
+            if self.value(v).kind.is_memory() && !self.holds_handles(v) {
                 self.emit(b, Op::Release { value: v, how }, span);
             }
             return;

@@ -15,6 +15,7 @@ use std::rc::Rc;
 use rustc_data_structures::fx::{FxHashMap, FxHashSet};
 use rustc_hir::def::DefKind;
 use rustc_hir::def_id::{CrateNum, DefId};
+use rustc_middle::mir;
 use rustc_middle::ty::{self, Ty, TyCtxt};
 
 use tensor_lint_analyzer::ir::{Op, ReleaseKind, ReleasedBy, RootOrigin, ValueId, ValueKind};
@@ -165,6 +166,34 @@ fn foreign_ty<'tcx>(
     }
 }
 
+/// Whether `def` is a `Drop::drop` whose body `mir` calls exactly one foreign function,
+/// once.
+pub(crate) fn drop_through_foreign<'tcx>(
+    tcx: TyCtxt<'tcx>,
+    def: DefId,
+    mir: &mir::Body<'tcx>,
+) -> bool {
+    let is_drop = tcx
+        .trait_impl_of_assoc(def)
+        .and_then(|imp| tcx.impl_opt_trait_id(imp))
+        .is_some_and(|t| tcx.is_lang_item(t, rustc_attr_ir::LangItem::Drop));
+    if !is_drop {
+        return false;
+    }
+    let foreign_calls = mir
+        .basic_blocks
+        .iter()
+        .filter(|data| !data.is_cleanup)
+        .filter(|data| match &data.terminator().kind {
+            mir::TerminatorKind::Call { func, .. } => func
+                .const_fn_def()
+                .is_some_and(|(callee, _)| tcx.is_foreign_item(callee)),
+            _ => false,
+        })
+        .count();
+    foreign_calls == 1
+}
+
 impl<'tcx> FnLowerer<'_, 'tcx> {
     /// A call to a foreign function. It reads through the pointers it is given: a
     /// pointer that dangles is used here. A function that makes a handle owes it to its
@@ -207,7 +236,9 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         }
         match role {
             Some(Foreign::Release { arg }) => {
-                if let Some(v) = args.get(arg).and_then(|a| a.value) {
+                let how = ReleaseKind::Function(name.clone());
+                let v = args.get(arg).and_then(|a| a.value);
+                if let Some(v) = v.filter(|&v| !self.released_handle(b, v, &how, span)) {
                     self.emit(
                         b,
                         Op::Release {
@@ -225,6 +256,26 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 out: Some(out),
                 release,
             }) => self.made_through(b, args.get(out), release, span),
+            // In a destructor that makes this one foreign call, the pointer of the
+            // value dropped is handed back to the C library that made it.
+            None if self.drop_through_foreign && b.id.0 == 0 => {
+                let released = args.iter().filter_map(|a| a.value).find(|&v| {
+                    let value = self.value(v);
+                    matches!(value.kind, ValueKind::RawPtr(Some(r))
+                        if matches!(self.roots[r.0 as usize].origin, RootOrigin::Param(0)))
+                });
+                match released {
+                    Some(v) => self.emit(
+                        b,
+                        Op::Release {
+                            value: v,
+                            how: ReleaseKind::Function(name),
+                        },
+                        span,
+                    ),
+                    None => self.unknown_call(b, &name, args, dst, span),
+                }
+            }
             None => {
                 // Handles owed to a releasing function of the same C API stay owed:
                 // another of its functions only borrows them. Other memory may be

@@ -18,6 +18,7 @@ mod calls;
 mod closures;
 mod drops;
 mod foreign;
+mod handles;
 mod places;
 mod rvalues;
 mod statics;
@@ -176,6 +177,12 @@ pub(crate) struct FnLowerer<'a, 'tcx> {
     /// `&mut v` of a variable that owns memory: the variable, by the reference (a view
     /// of the memory, as any borrow of it).
     borrowed_owners: FxHashMap<ValueId, ValueId>,
+    /// Collections of handles each owed a release (`xs.iter().map(make).collect()`),
+    /// and the values that lead to one (see `handles`).
+    handles: handles::Handles,
+    /// A `Drop::drop` whose body makes one foreign call: that call, given the value's
+    /// pointer, is its release whatever it is named (`obj_decref(self.0.as_ptr())`).
+    drop_through_foreign: bool,
     stmts: usize,
     truncated: bool,
 }
@@ -301,6 +308,8 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
             mentioned_fields: FxHashSet::default(),
             struct_bytes: FxHashMap::default(),
             borrowed_owners: FxHashMap::default(),
+            handles: handles::Handles::default(),
+            drop_through_foreign: foreign::drop_through_foreign(tcx, def.to_def_id(), mir),
             stmts: 0,
             truncated: false,
         };
@@ -545,6 +554,7 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
             .map(|&(bb, _, v)| (bb.as_usize(), v))
             .collect();
         self.finish_joins(&mut b);
+        self.finish_handle_releases(&b);
         // Jumps to the return first, so that each return gives back the value its own
         // path built (`Ok(p)` in one arm, `Err(e)` in another), not their join.
         let sources = self.shortcut_returns(id);

@@ -464,6 +464,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         if let Some(len) = self.iter_lens.get(&src).cloned() {
             self.iter_lens.insert(dst, len);
         }
+        self.handles.copied(src, dst);
         if let Some(&index) = self.param_structs.get(&src) {
             self.param_structs.entry(dst).or_insert(index);
         }
