@@ -359,6 +359,29 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             }
             return true;
         }
+        // `Arc::new(s)` of a struct with cells among other fields: the object's bytes,
+        // shared by every handle (see `types::shared_cells`).
+        let shared_new = item.as_str() == "new"
+            && tcx.impl_of_assoc(def_id).is_some_and(|imp| {
+                let self_ty = tcx.type_of(imp).instantiate_identity().skip_normalization();
+                types::adt_is(tcx, self_ty, "alloc", "Arc") || types::adt_is(tcx, self_ty, "alloc", "Rc")
+            });
+        if shared_new {
+            let object = args[0].ty;
+            let shared = types::shared_cells(tcx, Ty::new_imm_ref(tcx, tcx.lifetimes.re_erased, object));
+            if let (Some(object), Some(size)) = (shared, types::size_of(tcx, self.env, object)) {
+                let len = Expr::int(i64::try_from(size).unwrap_or(i64::MAX));
+                let dest_ty = destination.ty(b.mir, tcx).ty;
+                self.new_allocation(b, dst, dest_ty, ReleasedBy::Drop, Some(vec![len.clone()]), span);
+                if let Some(root) = self.value(dst).kind.root() {
+                    let r = &mut self.roots[root.0 as usize];
+                    r.elem_bytes = 1;
+                    r.elem_type = Some(types::short_name(tcx, object));
+                    self.value_mut(dst).view = Some(View::contiguous(root, 1, vec![len]));
+                }
+                return true;
+            }
+        }
         let Some(trait_id) = tcx.trait_of_assoc(def_id) else {
             return false;
         };

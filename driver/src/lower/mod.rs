@@ -183,6 +183,10 @@ pub(crate) struct FnLowerer<'a, 'tcx> {
     /// A `Drop::drop` whose body makes one foreign call: that call, given the value's
     /// pointer, is its release whatever it is named (`obj_decref(self.0.as_ptr())`).
     drop_through_foreign: bool,
+    /// Struct values of a parameter's object whose cells are addressed by bytes (see
+    /// `types::shared_cells`): the value standing for the object's bytes, and where
+    /// the struct starts in them.
+    object_bytes: FxHashMap<ValueId, (ValueId, i64)>,
     stmts: usize,
     truncated: bool,
 }
@@ -310,6 +314,7 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
             borrowed_owners: FxHashMap::default(),
             handles: handles::Handles::default(),
             drop_through_foreign: foreign::drop_through_foreign(tcx, def.to_def_id(), mir),
+            object_bytes: FxHashMap::default(),
             stmts: 0,
             truncated: false,
         };
@@ -861,6 +866,22 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
                     Some(View::contiguous(root, 1, vec![len])),
                 );
                 return;
+            }
+        }
+        // A struct shared by reference with cells among fields that point elsewhere:
+        // its cells are bytes of the object, its other fields the caller's memory, as
+        // for any struct.
+        if let Some(object) = types::shared_cells(self.tcx, ty) {
+            if let Some(size) = types::size_of(self.tcx, self.env, object) {
+                let root = self.caller_root(&name, index, self.tcx.types.u8, span);
+                let len = Expr::int(i64::try_from(size).unwrap_or(i64::MAX));
+                let r = &mut self.roots[root.0 as usize];
+                r.shape = Some(vec![len.clone()]);
+                r.elem_type = Some(types::short_name(self.tcx, object));
+                let bytes =
+                    self.new_value(Some(name.clone()), ValueKind::View(root), class, span);
+                self.values[bytes.0 as usize].view = Some(View::contiguous(root, 1, vec![len]));
+                self.object_bytes.insert(v, (bytes, 0));
             }
         }
         // A tensor: memory of elements whose type is only known at run time, owned by

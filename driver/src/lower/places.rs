@@ -75,6 +75,8 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                     let var = std::mem::take(&mut variant);
                     if is_pointer_wrapper(self.tcx, base_ty) {
                         Loc::Value(v)
+                    } else if let Some(cell) = self.object_cell(owner, base_ty, field, field_ty) {
+                        cell
                     } else {
                         let stored_in_loop = b
                             .loop_stored_fields
@@ -190,8 +192,17 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             if let Some(index) = origin {
                 self.param_structs.insert(target, index);
             }
+            if let Some(&bytes) = self.object_bytes.get(&v) {
+                self.object_bytes.insert(target, bytes);
+            }
             self.pointees.insert(v, target);
             return Loc::Value(target);
+        }
+        // `*r` of a reference to a box: the box, which is its pointer, so a reference
+        // to it reaches what the box does (its fields, `Unique` and `NonNull`, are the
+        // box itself).
+        if target_ty.is_box() && !ty.is_box() && self.value(v).kind.is_memory() {
+            return Loc::Value(v);
         }
         let region = self.value(v).view.clone();
         Loc::Memory { base: v, region }
@@ -301,6 +312,43 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         }
         self.set_field(base, variant, field, v);
         v
+    }
+
+    /// Field `field` of struct value `owner` of a parameter's object addressed by bytes
+    /// (see `types::shared_cells`): a field of plain data (an atomic, a counter) is its
+    /// bytes of the object; a struct field is a struct at its place in them (its own
+    /// fields are found the same way). Any other field is left to `field_value`.
+    fn object_cell(
+        &mut self,
+        owner: ValueId,
+        base_ty: Ty<'tcx>,
+        field: u32,
+        field_ty: Ty<'tcx>,
+    ) -> Option<Loc> {
+        let &(bytes, at) = self.object_bytes.get(&owner)?;
+        let offset = types::field_offset(self.tcx, self.env, base_ty, field as usize)?;
+        let at = at + i64::try_from(offset).ok()?;
+        if types::plain_data(self.tcx, self.env, field_ty) {
+            let size = types::size_of(self.tcx, self.env, field_ty)?;
+            let root = self.value(bytes).kind.root()?;
+            let region = View {
+                root,
+                elem_bytes: 1,
+                offset: Expr::int(at),
+                dims: vec![Dim::new(Expr::int(i64::try_from(size).ok()?), 1)],
+            };
+            return Some(Loc::Memory {
+                base: bytes,
+                region: Some(region),
+            });
+        }
+        let local_struct = matches!(field_ty.kind(), ty::Adt(adt, _) if adt.is_struct() && adt.did().is_local());
+        if local_struct {
+            let v = self.field_value(owner, base_ty, (0, field), field_ty, false, self.span);
+            self.object_bytes.insert(self.canonical(v), (bytes, at));
+            return Some(Loc::Value(v));
+        }
+        None
     }
 
     /// The bytes of a field (or a field of a field) of a struct held in a local of this

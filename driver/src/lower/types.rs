@@ -314,6 +314,20 @@ pub(crate) fn shared_counters<'tcx>(
         .then_some(object)
 }
 
+/// The struct an `Arc<S>`, `Rc<S>` or `&S` shares, when it is a struct of the crate with
+/// interior mutability (atomics, cells) among fields that are not plain data (pointers,
+/// buffers): its cells are written in place, its other fields reach memory elsewhere.
+pub(crate) fn shared_cells<'tcx>(tcx: TyCtxt<'tcx>, ty: Ty<'tcx>) -> Option<Ty<'tcx>> {
+    let object = match ty.kind() {
+        ty::Ref(_, inner, ty::Mutability::Not) => *inner,
+        _ => return None,
+    };
+    let ty::Adt(adt, _) = object.kind() else {
+        return None;
+    };
+    (adt.is_struct() && adt.did().is_local() && has_cell(tcx, object, 0)).then_some(object)
+}
+
 /// Whether a field (at any depth) of `ty` is an `UnsafeCell` (an atomic, a `Cell`).
 fn has_cell<'tcx>(tcx: TyCtxt<'tcx>, ty: Ty<'tcx>, depth: u32) -> bool {
     if depth > 6 {
