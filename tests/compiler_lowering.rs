@@ -199,3 +199,59 @@ fn a_struct_a_callee_builds_owns_its_owning_fields() {
     let kept = ir(source, "kept");
     assert!(!releases(&kept), "{kept}");
 }
+
+#[test]
+fn handles_collected_from_a_maker_are_owed_and_a_loop_releasing_each_releases_them() {
+    let source = "#[repr(C)] pub struct Pt { _p: [u8; 0] }\n\
+                  extern \"C\" { fn pt_new(x: f32) -> *mut Pt; fn pt_free(p: *mut Pt); fn pt_use(p: *const *mut Pt, n: usize); }\n\
+                  fn make(x: &f32) -> *mut Pt { unsafe { pt_new(*x) } }\n\
+                  pub fn kept(xs: &[f32]) { let h: Vec<*mut Pt> = xs.iter().map(make).collect(); unsafe { pt_use(h.as_ptr(), h.len()) } }\n\
+                  pub fn freed(xs: &[f32]) { let h: Vec<*mut Pt> = xs.iter().map(|x| make(x)).collect(); for p in h { unsafe { pt_free(p) } } }\n";
+    let kept = ir(source, "kept");
+    assert!(kept.contains("released by pt_free"), "{kept}");
+    // Dropping the vector releases none of the handles.
+    assert!(!releases(&kept), "{kept}");
+    let freed = ir(source, "freed");
+    assert!(freed.contains("released by pt_free"), "{freed}");
+    // Released once, where the loop ends, not once per round inside it.
+    let released: Vec<&str> = ops(&freed)
+        .filter(|l| l.trim_start().starts_with("release "))
+        .collect();
+    assert_eq!(released.len(), 1, "{freed}");
+    assert!(released[0].contains("h%"), "{freed}");
+}
+
+#[test]
+fn a_destructor_handing_its_pointer_to_its_one_foreign_call_releases_it() {
+    let source = "#[repr(C)] pub struct Obj { _p: [u8; 0] }\n\
+                  extern \"C\" { fn obj_decref(o: *mut Obj); fn obj_flush(o: *mut Obj); }\n\
+                  pub struct One(*mut Obj);\n\
+                  impl Drop for One { fn drop(&mut self) { unsafe { obj_decref(self.0) } } }\n\
+                  pub struct Two(*mut Obj);\n\
+                  impl Drop for Two { fn drop(&mut self) { unsafe { obj_flush(self.0); obj_decref(self.0) } } }\n";
+    let one = ir(source, "drop");
+    // Both destructors are dumped: only the one with a single foreign call releases.
+    let released: Vec<&str> = ops(&one)
+        .filter(|l| l.trim_start().starts_with("release "))
+        .collect();
+    assert_eq!(released.len(), 1, "{one}");
+    assert!(released[0].contains("by `obj_decref`"), "{one}");
+}
+
+#[test]
+fn cells_of_a_struct_shared_by_reference_are_bytes_of_its_object() {
+    let source = "use std::sync::atomic::{AtomicUsize, Ordering};\n\
+                  pub struct Chan { hits: AtomicUsize, data: Vec<f32>, misses: AtomicUsize }\n\
+                  impl Chan {\n\
+                      pub fn hit(&self) { self.hits.fetch_add(1, Ordering::Relaxed); }\n\
+                      pub fn first(&self) -> f32 { self.data[0] }\n\
+                  }\n";
+    let hit = ir(source, "hit");
+    // The counter is 8 bytes of the 40-byte object, where the compiler put it.
+    assert!(hit.contains("1-byte elements, shape [40]"), "{hit}");
+    assert_eq!(count(&hit, "atomic write self.hits"), 1, "{hit}");
+    assert!(ops(&hit).any(|l| l.contains("[8:1]")), "{hit}");
+    // A buffer field still reaches the caller's buffer.
+    let first = ir(source, "first");
+    assert!(first.contains("`self.data`"), "{first}");
+}

@@ -364,15 +364,24 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         let shared_new = item.as_str() == "new"
             && tcx.impl_of_assoc(def_id).is_some_and(|imp| {
                 let self_ty = tcx.type_of(imp).instantiate_identity().skip_normalization();
-                types::adt_is(tcx, self_ty, "alloc", "Arc") || types::adt_is(tcx, self_ty, "alloc", "Rc")
+                types::adt_is(tcx, self_ty, "alloc", "Arc")
+                    || types::adt_is(tcx, self_ty, "alloc", "Rc")
             });
         if shared_new {
             let object = args[0].ty;
-            let shared = types::shared_cells(tcx, Ty::new_imm_ref(tcx, tcx.lifetimes.re_erased, object));
+            let shared =
+                types::shared_cells(tcx, Ty::new_imm_ref(tcx, tcx.lifetimes.re_erased, object));
             if let (Some(object), Some(size)) = (shared, types::size_of(tcx, self.env, object)) {
                 let len = Expr::int(i64::try_from(size).unwrap_or(i64::MAX));
                 let dest_ty = destination.ty(b.mir, tcx).ty;
-                self.new_allocation(b, dst, dest_ty, ReleasedBy::Drop, Some(vec![len.clone()]), span);
+                self.new_allocation(
+                    b,
+                    dst,
+                    dest_ty,
+                    ReleasedBy::Drop,
+                    Some(vec![len.clone()]),
+                    span,
+                );
                 if let Some(root) = self.value(dst).kind.root() {
                     let r = &mut self.roots[root.0 as usize];
                     r.elem_bytes = 1;

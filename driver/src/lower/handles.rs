@@ -5,11 +5,12 @@
 //! done.
 
 use rustc_data_structures::fx::{FxHashMap, FxHashSet};
-use rustc_middle::mir::BasicBlock;
+use rustc_middle::mir::{self, BasicBlock};
 use rustc_middle::ty::{self, Ty};
 
 use tensor_lint_analyzer::ir::{
-    BodyId, Op, ReleaseKind, ReleasedBy, RootId, RootOrigin, Stmt, Terminator, TyClass, ValueId, ValueKind,
+    BodyId, Op, ReleaseKind, ReleasedBy, RootId, RootOrigin, Stmt, Terminator, TyClass, ValueId,
+    ValueKind,
 };
 use tensor_lint_analyzer::source::Span;
 use tensor_lint_analyzer::summary::ReturnSummary;
@@ -182,12 +183,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             return false;
         };
         let root = self.value(collection).kind.root();
-        let item = self.new_value(
-            None,
-            ValueKind::RawPtr(root),
-            TyClass::RawPtr,
-            span,
-        );
+        let item = self.new_value(None, ValueKind::RawPtr(root), TyClass::RawPtr, span);
         // `Some` is variant 1 of `Option`.
         self.set_field(dst, 1, 0, item);
         let here = BasicBlock::from_u32(b.cur.0);
@@ -247,15 +243,17 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 .iter_enumerated()
                 .filter(|(bb, _)| inside(*bb))
                 .flat_map(|(_, data)| data.terminator().successors())
-                .filter(|&s| !inside(s) && !b.mir.basic_blocks[s].is_cleanup)
+                .filter(|&s| {
+                    let data = &b.mir.basic_blocks[s];
+                    let unreachable =
+                        matches!(data.terminator().kind, mir::TerminatorKind::Unreachable);
+                    !inside(s) && !data.is_cleanup && !unreachable
+                })
                 .collect();
             exits.sort();
             exits.dedup();
             for exit in exits {
-                if let Some(block) = self.bodies[b.id.0 as usize]
-                    .blocks
-                    .get_mut(exit.as_usize())
-                {
+                if let Some(block) = self.bodies[b.id.0 as usize].blocks.get_mut(exit.as_usize()) {
                     block.stmts.insert(
                         0,
                         Stmt {

@@ -878,8 +878,7 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
                 let r = &mut self.roots[root.0 as usize];
                 r.shape = Some(vec![len.clone()]);
                 r.elem_type = Some(types::short_name(self.tcx, object));
-                let bytes =
-                    self.new_value(Some(name.clone()), ValueKind::View(root), class, span);
+                let bytes = self.new_value(Some(name.clone()), ValueKind::View(root), class, span);
                 self.values[bytes.0 as usize].view = Some(View::contiguous(root, 1, vec![len]));
                 self.object_bytes.insert(v, (bytes, 0));
             }

@@ -342,7 +342,8 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 region: Some(region),
             });
         }
-        let local_struct = matches!(field_ty.kind(), ty::Adt(adt, _) if adt.is_struct() && adt.did().is_local());
+        let local_struct =
+            matches!(field_ty.kind(), ty::Adt(adt, _) if adt.is_struct() && adt.did().is_local());
         if local_struct {
             let v = self.field_value(owner, base_ty, (0, field), field_ty, false, self.span);
             self.object_bytes.insert(self.canonical(v), (bytes, at));
