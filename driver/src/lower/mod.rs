@@ -833,6 +833,24 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
         }
     }
 
+    /// The bytes of the caller's `object` that parameter `index` shares, as the compiler
+    /// lays them out: a root of its own, and a view of all of it.
+    fn object_bytes_root(
+        &mut self,
+        name: &str,
+        index: usize,
+        object: Ty<'tcx>,
+        span: Span,
+    ) -> Option<(RootId, View)> {
+        let size = types::size_of(self.tcx, self.env, object)?;
+        let root = self.caller_root(name, index, self.tcx.types.u8, span);
+        let len = Expr::int(i64::try_from(size).unwrap_or(i64::MAX));
+        let r = &mut self.roots[root.0 as usize];
+        r.shape = Some(vec![len.clone()]);
+        r.elem_type = Some(types::short_name(self.tcx, object));
+        Some((root, View::contiguous(root, 1, vec![len])))
+    }
+
     /// What a parameter of the function reaches: its integer is a symbol of its name,
     /// its pointers and references reach the caller's memory, what it owns is its own.
     fn declare_param(
@@ -854,17 +872,8 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
         // A struct shared between threads (`Arc<S>`, `&S`) whose fields are counters,
         // atomics or cells: the object's bytes, laid out as the compiler lays them out.
         if let Some(object) = types::shared_counters(self.tcx, self.env, ty) {
-            if let Some(size) = types::size_of(self.tcx, self.env, object) {
-                let root = self.caller_root(&name, index, self.tcx.types.u8, span);
-                let len = Expr::int(i64::try_from(size).unwrap_or(i64::MAX));
-                let r = &mut self.roots[root.0 as usize];
-                r.shape = Some(vec![len.clone()]);
-                r.elem_type = Some(types::short_name(self.tcx, object));
-                self.define(
-                    v,
-                    ValueKind::View(root),
-                    Some(View::contiguous(root, 1, vec![len])),
-                );
+            if let Some((root, view)) = self.object_bytes_root(&name, index, object, span) {
+                self.define(v, ValueKind::View(root), Some(view));
                 return;
             }
         }
@@ -872,14 +881,9 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
         // its cells are bytes of the object, its other fields the caller's memory, as
         // for any struct.
         if let Some(object) = types::shared_cells(self.tcx, ty) {
-            if let Some(size) = types::size_of(self.tcx, self.env, object) {
-                let root = self.caller_root(&name, index, self.tcx.types.u8, span);
-                let len = Expr::int(i64::try_from(size).unwrap_or(i64::MAX));
-                let r = &mut self.roots[root.0 as usize];
-                r.shape = Some(vec![len.clone()]);
-                r.elem_type = Some(types::short_name(self.tcx, object));
+            if let Some((root, view)) = self.object_bytes_root(&name, index, object, span) {
                 let bytes = self.new_value(Some(name.clone()), ValueKind::View(root), class, span);
-                self.values[bytes.0 as usize].view = Some(View::contiguous(root, 1, vec![len]));
+                self.values[bytes.0 as usize].view = Some(view);
                 self.object_bytes.insert(v, (bytes, 0));
             }
         }
