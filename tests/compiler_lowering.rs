@@ -255,3 +255,26 @@ fn cells_of_a_struct_shared_by_reference_are_bytes_of_its_object() {
     let first = ir(source, "first");
     assert!(first.contains("`self.data`"), "{first}");
 }
+
+#[test]
+fn a_value_moved_into_a_closure_is_dropped_where_the_closure_returns() {
+    let source = "pub fn moved(w: Option<Vec<f32>>) -> Option<*const f32> { w.map(|v| v.as_ptr()) }\n\
+                  pub fn kept(w: &Option<Vec<f32>>) -> Option<*const f32> { w.as_ref().map(|v| v.as_ptr()) }\n\
+                  pub fn each(s: Vec<String>) -> Vec<*const u8> { s.into_iter().map(|x| x.as_ptr()).collect() }\n";
+    let moved = ir(source, "moved");
+    assert_eq!(
+        count(&moved, "by the end of the closure it was moved into"),
+        1,
+        "{moved}"
+    );
+    // The pointer the closure returns points into the payload it was given.
+    assert!(ops(&moved).any(|l| l.contains("ptr into r0")), "{moved}");
+    let kept = ir(source, "kept");
+    assert!(!releases(&kept), "{kept}");
+    let each = ir(source, "each");
+    assert_eq!(
+        count(&each, "by the end of the closure it was moved into"),
+        1,
+        "{each}"
+    );
+}

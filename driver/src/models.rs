@@ -105,6 +105,7 @@ pub(crate) fn resolve(tcx: TyCtxt<'_>, path: &str) -> Vec<DefId> {
     // `[T]::method`, `*mut T::method`: the inherent methods of a built-in type.
     let builtin = match *first {
         "[T]" => Some(SimplifiedType::Slice),
+        "str" => Some(SimplifiedType::Str),
         "*mut T" => Some(SimplifiedType::Ptr(rustc_hir::Mutability::Mut)),
         "*const T" => Some(SimplifiedType::Ptr(rustc_hir::Mutability::Not)),
         _ => None,

@@ -159,6 +159,8 @@ pub const PATHS: &[(&str, Sem)] = &[
     ("nalgebra::Matrix::from_slice_with_strides", Sem::FromStrided),
     // C strings: a borrowed view of the bytes a pointer reaches
     ("std::ffi::CStr::from_ptr", Sem::ViewOfArg(0)),
+    ("std::ffi::CStr::as_ptr", Sem::RawPtr),
+    ("str::as_ptr", Sem::RawPtr),
     // ndarray's `Zip` and parallel array loops
     ("ndarray::Zip::from", Sem::ZipFrom),
     ("ndarray::Zip::indexed", Sem::ZipFrom),
@@ -452,6 +454,7 @@ pub fn display_name(path: &str) -> String {
         ("std::vec::Vec::", "Vec::"),
         ("std::string::String::", "String::"),
         ("[T]::", ""),
+        ("str::", ""),
         ("*mut T::", ""),
         ("*const T::", ""),
     ];

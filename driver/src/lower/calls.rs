@@ -391,6 +391,19 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 return true;
             }
         }
+        // `opt.map(f)` of an `Option` or a `Result`.
+        let payload_map = item.as_str() == "map"
+            && tcx.impl_of_assoc(def_id).is_some_and(|imp| {
+                let self_ty = tcx.type_of(imp).instantiate_identity().skip_normalization();
+                types::adt_is(tcx, self_ty, "core", "Option")
+                    || types::adt_is(tcx, self_ty, "core", "Result")
+            });
+        if payload_map {
+            let dest_ty = destination.ty(b.mir, tcx).ty;
+            if self.mapped_payload(b, args, dst, dest_ty, span) {
+                return true;
+            }
+        }
         let Some(trait_id) = tcx.trait_of_assoc(def_id) else {
             return false;
         };
@@ -550,15 +563,19 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             }
             if name.as_str() == "map" {
                 if let Some(f) = args.get(1) {
+                    self.mapped_pointers(b, first, f, dst, span);
                     self.mapped_handles(f, dst);
                 }
             }
             return false;
         }
-        if is("Iterator", "collect")
-            && self.collected_handles(b, first, dst, destination.ty(b.mir, tcx).ty, span)
-        {
-            return true;
+        if is("Iterator", "collect") {
+            let dest_ty = destination.ty(b.mir, tcx).ty;
+            if self.collected_handles(b, first, dst, dest_ty, span)
+                || self.collected_pointers(b, first, dst, dest_ty, span)
+            {
+                return true;
+            }
         }
         // `x?` asks `Try::branch(x)` whether to go on: the value it goes on with is what
         // `x` holds in `Ok` or `Some`, and nothing is handed anywhere.

@@ -101,6 +101,11 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         self.lower_body_into(body, mir, kind, pending.captures, params);
     }
 
+    /// The item of closure `body`, while it is reserved and not lowered yet.
+    pub(crate) fn pending_def(&self, body: BodyId) -> Option<LocalDefId> {
+        self.pending.get(&body).map(|p| p.def)
+    }
+
     /// Lowers every closure still reserved (handed to code this lowering does not
     /// follow): they run somewhere, with parameters nothing is known of.
     pub(crate) fn lower_remaining_closures(&mut self) {

@@ -232,6 +232,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                     },
                     span,
                 );
+                self.read_through_pointers(b, v, span);
             }
         }
         match role {

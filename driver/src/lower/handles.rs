@@ -50,7 +50,11 @@ impl Handles {
 impl<'tcx> FnLowerer<'_, 'tcx> {
     /// The first value `found` says something of, following `v` back through copies,
     /// moves and whole views of it.
-    fn through_copies<T>(&self, v: ValueId, found: impl Fn(ValueId) -> Option<T>) -> Option<T> {
+    pub(crate) fn through_copies<T>(
+        &self,
+        v: ValueId,
+        found: impl Fn(ValueId) -> Option<T>,
+    ) -> Option<T> {
         let mut at = v;
         for _ in 0..16 {
             if let Some(t) = found(at) {

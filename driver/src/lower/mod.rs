@@ -19,6 +19,7 @@ mod closures;
 mod drops;
 mod foreign;
 mod handles;
+mod moved;
 mod places;
 mod rvalues;
 mod statics;
@@ -180,6 +181,8 @@ pub(crate) struct FnLowerer<'a, 'tcx> {
     /// Collections of handles each owed a release (`xs.iter().map(make).collect()`),
     /// and the values that lead to one (see `handles`).
     handles: handles::Handles,
+    /// Pointers closures make into what they are given (see `moved`).
+    pointers: moved::Pointers,
     /// A `Drop::drop` whose body makes one foreign call: that call, given the value's
     /// pointer, is its release whatever it is named (`obj_decref(self.0.as_ptr())`).
     drop_through_foreign: bool,
@@ -313,6 +316,7 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
             struct_bytes: FxHashMap::default(),
             borrowed_owners: FxHashMap::default(),
             handles: handles::Handles::default(),
+            pointers: moved::Pointers::default(),
             drop_through_foreign: foreign::drop_through_foreign(tcx, def.to_def_id(), mir),
             object_bytes: FxHashMap::default(),
             stmts: 0,
