@@ -96,7 +96,11 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
     /// What the `static` `def` is: its elements' size and type, and its dimensions.
     fn static_table(&self, def: DefId) -> Option<StaticTable> {
         let tcx = self.tcx;
-        let mut ty = tcx.type_of(def).instantiate_identity().skip_normalization();
+        let declared = tcx.type_of(def).instantiate_identity().skip_normalization();
+        // Normalized, so that a length given by a constant (`[L; LEN]`) is its value.
+        let mut ty = tcx
+            .try_normalize_erasing_regions(self.env, ty::Unnormalized::new(declared))
+            .unwrap_or(declared);
         let mut shape = Vec::new();
         while let ty::Array(elem, len) = ty.kind() {
             let len = len.try_to_target_usize(tcx)?;
