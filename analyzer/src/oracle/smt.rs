@@ -1,7 +1,8 @@
 //! The Z3 back end: exact integer arithmetic (nonlinear terms allowed) for the queries
-//! the fast paths leave, with a per-query time limit and one solver per thread. The
-//! models shown are taken from a fresh context, so that they do not depend on thread
-//! timing.
+//! the fast paths leave. Each query runs in a context of its own, with a limit on the
+//! solver's work (Z3's `rlimit`, a count of its steps) rather than on time, so that its
+//! answer (sat, unsat, or undecided at the limit) and its model depend on the query
+//! alone: not on the machine's speed or load, nor on the queries a thread ran before.
 //!
 //! A [`Problem`] is "∃ existential variables (index tuples, iteration indices) within
 //! their bounds such that the goal holds", over universal symbols (sizes) constrained by
@@ -23,19 +24,25 @@ use super::expr::{Atom, Expr, OpKind};
 
 static TIMEOUT_MS: AtomicU32 = AtomicU32::new(2000);
 
-/// Sets the time limit of each solver query (milliseconds, at least 1).
+/// Z3's steps (its `rlimit` count) per millisecond of the configured limit: about what
+/// Z3 does in a millisecond on one core of a machine of 2025, measured on the hardest
+/// queries of the UI fixtures.
+const STEPS_PER_MS: u32 = 500;
+
+/// A time limit on the wall clock beyond the step limit. Z3's nonlinear arithmetic can
+/// stop counting its steps on a query it cannot decide (`x³ + y³ = z³`); the wall clock
+/// stops that one, at three times the limit, undecided either way. Every query whose
+/// steps Z3 counts is decided, or given up, by the step limit alone.
+const WALL_CLOCK_FACTOR: u32 = 3;
+
+/// Sets the limit of each solver query, in milliseconds of work on a typical machine
+/// (at least 1): Z3 stops after that many milliseconds' worth of its steps.
 pub fn set_solver_timeout_ms(ms: u32) {
     TIMEOUT_MS.store(ms.max(1), Ordering::Relaxed);
 }
 
 pub fn solver_timeout_ms() -> u32 {
     TIMEOUT_MS.load(Ordering::Relaxed)
-}
-
-thread_local! {
-    // Z3 contexts are per thread in the z3 crate; one solver per thread is reused with
-    // push/pop so that no query pays for context set-up.
-    static SOLVER: Solver = Solver::new();
 }
 
 /// An existential variable `lo <= name < hi`.
@@ -199,32 +206,24 @@ pub(crate) fn bounds(vars: &[ExVar]) -> Vec<Fact> {
 
 fn params(ms: u32) -> Params {
     let mut p = Params::new();
-    p.set_u32("timeout", ms);
+    p.set_u32("rlimit", ms.saturating_mul(STEPS_PER_MS));
+    p.set_u32("timeout", ms.saturating_mul(WALL_CLOCK_FACTOR));
     p
 }
 
-/// Runs one satisfiability check of `facts` (plus side definitions) on this thread's
-/// solver, returning the model's values of `names` when satisfiable.
+/// Runs one satisfiability check of `facts` (plus side definitions) in a context of its
+/// own, returning the model's values of `names` when satisfiable. A solver that ran
+/// other queries before keeps state from them (term ids, search heuristics) that
+/// changes how far it gets within its limit and which model it finds; which queries
+/// those were would depend on thread timing.
 fn check(
     facts: &[Fact],
     names: &[String],
     timeout_ms: u32,
 ) -> (SatResult, Option<BTreeMap<String, i128>>) {
-    let (result, values) = SOLVER.with(|solver| solve(solver, facts, names, timeout_ms));
-    if result != SatResult::Sat || names.is_empty() {
-        return (result, values);
-    }
-    // The thread's solver keeps state from the queries it ran before (term ids, search
-    // heuristics), and which those were depends on thread timing: its model is not the
-    // same from run to run. The model shown (a witness) is taken again from a fresh
-    // context, where it depends on the query alone.
-    let fresh = z3::with_z3_config(&z3::Config::new(), || {
+    z3::with_z3_config(&z3::Config::new(), || {
         solve(&Solver::new(), facts, names, timeout_ms)
-    });
-    match fresh {
-        (SatResult::Sat, Some(v)) => (result, Some(v)),
-        _ => (result, values),
-    }
+    })
 }
 
 /// One satisfiability check of `facts` on `solver`, left as it was found.
