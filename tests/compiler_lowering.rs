@@ -278,3 +278,15 @@ fn a_value_moved_into_a_closure_is_dropped_where_the_closure_returns() {
         "{each}"
     );
 }
+
+#[test]
+fn a_method_named_like_a_producers_fold_is_no_producer() {
+    // A method named `fold_with` outside an impl of rayon's producer traits is a plain
+    // function: pieces are known by the trait the compiler resolves, never by a name.
+    // (These crates have no rayon; the fixture
+    // `alias_race/pieces_that_walk_a_shared_index_whole` covers rayon's own trait.)
+    let source = "pub struct P { ids: Vec<usize>, lo: usize }\n\
+                  impl P { pub fn fold_with(self) -> usize { self.ids[self.lo] } }\n";
+    let dump = ir(source, "fold_with");
+    assert!(!dump.contains("parallel Pieces"), "{dump}");
+}

@@ -408,6 +408,17 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             return false;
         };
         let name = tcx.item_name(def_id);
+        // What a rayon producer's piece hands its folder.
+        let folder = tcx.crate_name(trait_id.krate).as_str() == "rayon"
+            && tcx.item_name(trait_id).as_str() == "Folder";
+        if folder {
+            let every = tensor_lint_analyzer::models::folder_takes(name.as_str());
+            if let Some(every) = every {
+                if self.folder_call(b, every, args, span) {
+                    return true;
+                }
+            }
+        }
         let is = |diagnostic: &str, method: &str| {
             tcx.get_diagnostic_item(rustc_span::Symbol::intern(diagnostic)) == Some(trait_id)
                 && name.as_str() == method
@@ -563,6 +574,11 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             }
             if name.as_str() == "map" {
                 if let Some(f) = args.get(1) {
+                    if let Some(ValueKind::Closure(body)) =
+                        f.value.map(|v| self.value(v).kind.clone())
+                    {
+                        self.mapped_closures.insert(dst, (first, body));
+                    }
                     self.mapped_pointers(b, first, f, dst, span);
                     self.mapped_handles(f, dst);
                 }
@@ -1349,10 +1365,15 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 self.nulls.remove(&slot);
             }
         }
-        // Closures handed to code this lowering does not follow run there.
+        // Closures handed to code this lowering does not follow run there; in a
+        // producer's piece, one a `map` holds runs where its items are handed on.
         for a in args {
             if let Some(ValueKind::Closure(body)) = a.value.map(|v| self.value(v).kind.clone()) {
-                self.lower_pending_closure(body, &[]);
+                let deferred = self.producer.is_some()
+                    && self.mapped_closures.values().any(|&(_, m)| m == body);
+                if !deferred {
+                    self.lower_pending_closure(body, &[]);
+                }
             }
         }
     }

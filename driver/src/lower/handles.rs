@@ -94,7 +94,11 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 })
             }
             ty::Closure(..) => match f.value.map(|v| self.value(v).kind.clone()) {
-                Some(ValueKind::Closure(body)) => {
+                // Only a closure that returns a pointer (in an `Ok` or `Some` too) may
+                // return a handle: it is lowered here to see which.
+                Some(ValueKind::Closure(body))
+                    if self.pending_def(body).is_none() || self.closure_returns_pointer(body) =>
+                {
                     self.lower_pending_closure(body, &[]);
                     self.returned_release(body)
                 }
@@ -107,6 +111,19 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         if let Some(released_by @ ReleasedBy::Function(_)) = owed {
             self.handles.owed_items.insert(dst, released_by);
         }
+    }
+
+    /// Whether closure `body`, not lowered yet, returns a raw pointer, or one in the
+    /// payload of an `Option` or a `Result`.
+    fn closure_returns_pointer(&self, body: BodyId) -> bool {
+        let Some(def) = self.pending_def(body) else {
+            return false;
+        };
+        let returned = self.tcx.optimized_mir(def.to_def_id()).local_decls[mir::RETURN_PLACE].ty;
+        returned.is_raw_ptr()
+            || self
+                .payload(returned)
+                .is_some_and(|(_, payload)| payload.is_raw_ptr())
     }
 
     /// How what closure `body` returns must be released, when it is new memory of its

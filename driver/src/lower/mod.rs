@@ -21,6 +21,7 @@ mod foreign;
 mod handles;
 mod moved;
 mod places;
+mod producers;
 mod rvalues;
 mod statics;
 pub(crate) mod types;
@@ -183,6 +184,10 @@ pub(crate) struct FnLowerer<'a, 'tcx> {
     handles: handles::Handles,
     /// Pointers closures make into what they are given (see `moved`).
     pointers: moved::Pointers,
+    /// Set while a rayon producer's `fold_with` is lowered (see `producers`).
+    producer: Option<producers::Producer>,
+    /// Iterators made by `map` with a closure: what they map, and the closure.
+    mapped_closures: FxHashMap<ValueId, (ValueId, BodyId)>,
     /// A `Drop::drop` whose body makes one foreign call: that call, given the value's
     /// pointer, is its release whatever it is named (`obj_decref(self.0.as_ptr())`).
     drop_through_foreign: bool,
@@ -317,6 +322,8 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
             borrowed_owners: FxHashMap::default(),
             handles: handles::Handles::default(),
             pointers: moved::Pointers::default(),
+            producer: producers::producer_of(tcx, def.to_def_id()),
+            mapped_closures: FxHashMap::default(),
             drop_through_foreign: foreign::drop_through_foreign(tcx, def.to_def_id(), mir),
             object_bytes: FxHashMap::default(),
             stmts: 0,
@@ -332,6 +339,7 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
         });
         lowerer.lower_body_into(id_fn, mir, BodyKind::Function, Vec::new(), &[]);
         lowerer.lower_remaining_closures();
+        lowerer.finish_producer(span);
         Some(lowerer.finish())
     }
 

@@ -35,6 +35,20 @@ struct Made {
 }
 
 impl<'tcx> FnLowerer<'_, 'tcx> {
+    /// Whether `f` is a closure, not lowered yet, that returns a pointer or a buffer of
+    /// them: only such a closure makes pointers into what it is given.
+    fn returns_pointers(&self, f: &Arg<'tcx>) -> bool {
+        let Some(ValueKind::Closure(body)) = f.value.map(|v| self.value(v).kind.clone()) else {
+            return false;
+        };
+        let Some(def) = self.pending_def(body) else {
+            return false;
+        };
+        let returned = self.tcx.optimized_mir(def.to_def_id()).local_decls[mir::RETURN_PLACE].ty;
+        returned.is_raw_ptr()
+            || types::element_of(self.tcx, returned).is_some_and(|e| e.is_raw_ptr())
+    }
+
     /// Lowers closure `f` run on `given` (a value of memory) and says what it makes of
     /// it, when it is a closure.
     fn closure_on(&mut self, f: &Arg<'tcx>, given: ValueId) -> Option<Made> {
@@ -42,19 +56,15 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             return None;
         };
         let def = self.pending_def(body)?;
+        if !self.returns_pointers(f) {
+            return None;
+        }
         let closure_mir = self.tcx.optimized_mir(def.to_def_id());
         // The closure's own environment is local 1, its first parameter local 2.
         let param_ty = closure_mir
             .local_decls
             .get(mir::Local::from_usize(2))
             .map(|d| d.ty)?;
-        // Only a closure that returns pointers, or a buffer of them, makes any.
-        let returned = closure_mir.local_decls[mir::RETURN_PLACE].ty;
-        let pointers = returned.is_raw_ptr()
-            || types::element_of(self.tcx, returned).is_some_and(|e| e.is_raw_ptr());
-        if !pointers {
-            return None;
-        }
         // A value the closure owns and that needs dropping (a `Vec`, a `CString`) is
         // dropped where the closure returns.
         let drops = !param_ty.is_ref()
@@ -114,6 +124,9 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         else {
             return;
         };
+        if !self.returns_pointers(f) {
+            return;
+        }
         let class = self.value(source).ty;
         let item = self.new_value(None, ValueKind::Unknown, class, span);
         self.derive(b, item, source, ViewOp::Opaque("item".into()), None, span);

@@ -257,14 +257,17 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         if let Some(v) = self.field_of(base, variant, field) {
             return v;
         }
+        // Named as the code reads it: `cells.0` of `let cells = self.cells`.
+        let written = base;
         let base = self.canonical(base);
         let class = types::class_of(self.tcx, field_ty);
         let field_name = field_name(base_ty, variant, field);
         let base_name = self
-            .value(base)
+            .value(written)
             .name
             .clone()
-            .unwrap_or_else(|| "value".into());
+            .or_else(|| self.value(base).name.clone());
+        let base_name = base_name.unwrap_or_else(|| "value".into());
         let name = format!("{base_name}.{field_name}");
         let kind = if class == TyClass::Scalar {
             ValueKind::Scalar
@@ -309,6 +312,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                     });
                 }
             }
+            self.producer_field(base, &field_name, v);
         }
         self.set_field(base, variant, field, v);
         v
@@ -451,10 +455,26 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
     }
 
     /// The name of the variable a closure body's capture `k` (upvar `k`) is.
+    /// A capture of a field alone (edition 2021 closures capture `cells.0` of `move ||
+    /// cells.0.add(i)`) is named with its fields, as the code writes them.
     fn captured_variable(&self, b: &BodyCx<'tcx>, k: usize) -> Option<String> {
         let def = b.mir.source.def_id().as_local()?;
         let captures = self.tcx.closure_captures(def);
-        captures.get(k).map(|c| c.var_ident.name.to_string())
+        let c = captures.get(k)?;
+        let mut name = c.var_ident.name.to_string();
+        for (i, proj) in c.place.projections.iter().enumerate() {
+            let rustc_middle::hir::place::ProjectionKind::Field(idx, variant) = proj.kind else {
+                continue;
+            };
+            match c.place.ty_before_projection(i).kind() {
+                ty::Adt(adt, _) => {
+                    name = format!("{name}.{}", adt.variant(variant).fields[idx].name);
+                }
+                ty::Tuple(_) => name = format!("{name}.{}", idx.index()),
+                _ => return Some(c.var_ident.name.to_string()),
+            }
+        }
+        Some(name)
     }
 
     /// How the user writes a place that ends in a field (`stats.pushed`, through any
