@@ -290,3 +290,31 @@ fn a_method_named_like_a_producers_fold_is_no_producer() {
     let dump = ir(source, "fold_with");
     assert!(!dump.contains("parallel Pieces"), "{dump}");
 }
+
+#[test]
+fn an_assignment_through_a_pointer_drops_what_it_replaces_and_fresh_memory_holds_none() {
+    let source = "use std::alloc::{alloc, Layout};\n\
+                  pub unsafe fn names(n: usize) -> *mut String {\n\
+                      let p = alloc(Layout::array::<String>(n).unwrap()) as *mut String;\n\
+                      *p = String::new();\n\
+                      p.add(1).write(String::new());\n\
+                      p\n\
+                  }\n\
+                  pub unsafe fn floats(n: usize) -> *mut f32 {\n\
+                      let p = alloc(Layout::array::<f32>(n).unwrap()) as *mut f32;\n\
+                      *p = 1.0;\n\
+                      p\n\
+                  }\n\
+                  pub fn zeroed() -> Vec<String> { let mut v = vec![String::new(); 4]; v[0] = String::from(\"a\"); v }\n";
+    let names = ir(source, "names");
+    // The root knows its memory holds no value yet.
+    assert!(names.contains("uninitialised"), "{names}");
+    assert_eq!(count(&names, "drop what is stored in"), 1, "{names}");
+    // `write` stores without dropping.
+    assert_eq!(count(&names, "write "), 2, "{names}");
+    // A float has nothing to drop.
+    assert_eq!(count(&ir(source, "floats"), "drop what is stored in"), 0);
+    let zeroed = ir(source, "zeroed");
+    assert_eq!(count(&zeroed, "drop what is stored in"), 1, "{zeroed}");
+    assert!(!zeroed.contains("uninitialised"), "{zeroed}");
+}

@@ -35,6 +35,17 @@ crate::declare_lint! {
     /// owner first, or handing the pointer to a call (which may take a reference for
     /// the new owner), is not reported.
     ///
+    /// Memory dropped before it ever held a value is reported too (with the compiler
+    /// front end, which sees the drops an assignment makes): an assignment through a
+    /// pointer or reference (`*p = v`, `v[i] = x`, `ctx.name = s`) drops the value it
+    /// replaces, and into memory fresh from an allocator that leaves it uninitialised
+    /// (`alloc`, `Box::new_uninit`, the spare capacity of `Vec::with_capacity` after
+    /// `set_len`) that drop frees whatever garbage pointers the memory holds. It is
+    /// reported when nothing may have written the memory on any path from the
+    /// allocation: a `ptr::write`, a `push`, a call the memory is handed to. An
+    /// assignment that is the first store on only some paths, a type with nothing to
+    /// drop (`f32`), and locals made with `mem::uninitialized` are not reported.
+    ///
     /// Use instead: release once on each path.
     /// ```rust,ignore
     /// let scratch = pool.checkout(n);
@@ -42,6 +53,13 @@ crate::declare_lint! {
     ///     process(scratch, frame);
     /// }
     /// pool.give_back(scratch);
+    /// ```
+    /// and store the first value without dropping what was there:
+    /// ```rust,ignore
+    /// let names = alloc(Layout::array::<String>(n).unwrap()) as *mut String;
+    /// for i in 0..n {
+    ///     names.add(i).write(String::new());
+    /// }
     /// ```
     pub DOUBLE_FREE = "double_free", Deny, Correctness, "tensor memory released twice on one path"
 }
@@ -157,6 +175,7 @@ fn check(cx: &LintContext<'_>, out: &mut Vec<LintFinding>) {
         };
         for b in 0..f.bodies.len() {
             check_body(f, &facts.points_to, BodyId(b as u32), out);
+            uninit_drops(cx, f, &facts.points_to, BodyId(b as u32), out);
         }
         for copy in &f.owner_copies {
             if let Some(d) = owner_copy_diagnostic(f, copy) {
@@ -435,6 +454,174 @@ fn help(f: &FnIr, what: &str, first: &ReleaseSite, second: &ReleaseSite) -> Stri
             "release {what} exactly once on each path; if it must be released early, hold it in an `Option` and release what `take()` returns"
         )
     }
+}
+
+/// Drops of memory never initialised: an assignment through a pointer (`*p = v`,
+/// `v[i] = x`, `ctx.name = s` through `assume_init_mut`) drops the value it replaces,
+/// and memory fresh from an allocator that does not initialise it (`alloc`,
+/// `Box::new_uninit`, the spare capacity of `Vec::with_capacity`) holds no value: its
+/// `Drop` runs on garbage. Reported where, on every path from the allocation, nothing
+/// may have written the memory yet: a write that is not such an assignment's own
+/// store (`ptr::write`, `MaybeUninit::write`, `push`), a call it is handed to, an
+/// in-place or atomic op, or its escape. A loop of assignments is reported at its first
+/// round.
+fn uninit_drops(
+    cx: &LintContext<'_>,
+    f: &FnIr,
+    pt: &PointsTo,
+    body: BodyId,
+    out: &mut Vec<LintFinding>,
+) {
+    use std::collections::BTreeSet;
+    let Some(b) = f.bodies.get(body.0 as usize) else {
+        return;
+    };
+    let uninit = |r: &RootId| f.roots.get(r.0 as usize).is_some_and(|root| root.uninit);
+    let drops: Vec<(RootId, Span)> = b
+        .blocks
+        .iter()
+        .flat_map(|block| &block.stmts)
+        .filter_map(|st| match &st.op {
+            Op::DropStored { value, .. } => match pt.roots(*value) {
+                [root] if uninit(root) => Some((*root, st.span)),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    if drops.is_empty() {
+        return;
+    }
+    // The roots that are not initialised on every path to each block's entry (`None`:
+    // no path reaches it yet).
+    let n = b.blocks.len();
+    let mut entry: Vec<Option<BTreeSet<RootId>>> = vec![None; n];
+    if n > 0 {
+        entry[0] = Some(BTreeSet::new());
+    }
+    let transfer = |k: usize, mut state: BTreeSet<RootId>, mut found: Option<&mut Vec<(usize, usize)>>| {
+        for (i, st) in b.blocks[k].stmts.iter().enumerate() {
+            let initialised: Vec<ValueId> = match &st.op {
+                Op::Alloc { root, .. } => {
+                    if uninit(root) {
+                        state.insert(*root);
+                    }
+                    Vec::new()
+                }
+                Op::DropStored { value, .. } => {
+                    if let ([root], Some(found)) = (pt.roots(*value), found.as_deref_mut()) {
+                        if state.contains(root) {
+                            found.push((k, i));
+                        }
+                    }
+                    Vec::new()
+                }
+                // The store of an assignment whose drop is reported: not a first value.
+                Op::Write { value, .. }
+                    if drops.iter().any(|(r, span)| {
+                        *span == st.span && pt.roots(*value).contains(r)
+                    }) =>
+                {
+                    Vec::new()
+                }
+                Op::Write { value, .. }
+                | Op::Escape { value, .. }
+                | Op::Release { value, .. }
+                | Op::Atomic { value, .. } => vec![*value],
+                Op::InPlace { dst, srcs, .. } => {
+                    std::iter::once(*dst).chain(srcs.iter().copied()).collect()
+                }
+                Op::Call { args, .. } => args.clone(),
+                _ => Vec::new(),
+            };
+            for v in initialised {
+                for r in pt.roots(v) {
+                    state.remove(r);
+                }
+            }
+        }
+        state
+    };
+    // Must-analysis: a root counts as not initialised at a block only when it is on
+    // every path into it.
+    let mut changed = true;
+    let mut rounds = 0;
+    while changed && rounds < 4 * n + 8 {
+        changed = false;
+        rounds += 1;
+        for k in 0..n {
+            let Some(state) = entry[k].clone() else {
+                continue;
+            };
+            let exit = transfer(k, state, None);
+            for &succ in b.blocks[k].term.successors() {
+                let s = succ.0 as usize;
+                let merged = match &entry[s] {
+                    None => exit.clone(),
+                    Some(old) => old.intersection(&exit).copied().collect(),
+                };
+                if entry[s].as_ref() != Some(&merged) {
+                    entry[s] = Some(merged);
+                    changed = true;
+                }
+            }
+        }
+    }
+    let mut found = Vec::new();
+    for (k, state) in entry.iter().enumerate() {
+        if let Some(state) = state.clone() {
+            transfer(k, state, Some(&mut found));
+        }
+    }
+    let mut reported: BTreeSet<RootId> = BTreeSet::new();
+    for (k, i) in found {
+        let st = &b.blocks[k].stmts[i];
+        let Op::DropStored { value, .. } = &st.op else {
+            continue;
+        };
+        let [root] = pt.roots(*value) else { continue };
+        // One finding per block of memory: its first such assignment.
+        if !reported.insert(*root) {
+            continue;
+        }
+        out.push(LintFinding {
+            lint: &DOUBLE_FREE,
+            proven: true,
+            diagnostic: uninit_drop_diagnostic(cx, f, pt, *value, *root, st.span),
+        });
+    }
+}
+
+fn uninit_drop_diagnostic(
+    cx: &LintContext<'_>,
+    f: &FnIr,
+    pt: &PointsTo,
+    value: ValueId,
+    root: RootId,
+    span: Span,
+) -> Diagnostic {
+    // The place as the assignment writes it (`*p.add(i)`, `ctx.name`).
+    let name = crate::describe::snippet(cx, span)
+        .or_else(|| crate::describe::memory_name(f, pt, value, root));
+    let what = name
+        .as_ref()
+        .map_or_else(|| "memory".to_string(), |n| format!("`{n}`"));
+    let r = &f.roots[root.0 as usize];
+    let made = r
+        .allocated_by
+        .as_ref()
+        .map_or_else(String::new, |by| format!(" by `{by}`"));
+    Diagnostic::new(
+        Severity::Error,
+        format!("this assignment drops {what}, which was never initialised"),
+        Label::new(
+            span,
+            "the old value is dropped here before the new one is stored, but nothing was stored yet",
+        ),
+    )
+    .with_label(r.span, format!("allocated here{made}, without initialising it"))
+    .with_note("dropping memory that holds no value runs `Drop` on garbage: it frees pointers that were never allocated")
+    .with_help("store the first value with `std::ptr::write` (or `MaybeUninit::write`), which does not drop what was there")
 }
 
 #[cfg(test)]

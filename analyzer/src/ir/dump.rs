@@ -147,9 +147,10 @@ fn dump_fn(
         } else {
             ""
         };
+        let uninit = if r.uninit { ", uninitialised" } else { "" };
         let _ = writeln!(
             out,
-            "    r{} `{}`: {origin}, {}-byte elements, shape {shape}, released by {released}{grad}",
+            "    r{} `{}`: {origin}, {}-byte elements, shape {shape}, released by {released}{grad}{uninit}",
             r.id.0, r.name, r.elem_bytes
         );
     }
@@ -462,6 +463,9 @@ fn op_text(ir: &CrateIr, f: &FnIr, op: &Op) -> String {
         ),
         Op::Read { value, region } => format!("read {}{}", n(value), region_text(region)),
         Op::Write { value, region } => format!("write {}{}", n(value), region_text(region)),
+        Op::DropStored { value, region } => {
+            format!("drop what is stored in {}{}", n(value), region_text(region))
+        }
         Op::Claim { value, region } => {
             format!("claim &mut {}{}", n(value), region_text(region))
         }

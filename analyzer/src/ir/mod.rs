@@ -176,6 +176,9 @@ pub struct Root {
     /// The function that allocated it as the user wrote the call (`Array2::zeros`,
     /// `Vec::with_capacity`), when the front end knows it apart from `name`.
     pub allocated_by: Option<String>,
+    /// Its contents are not initialised when it is allocated (`alloc`,
+    /// `Box::new_uninit`, the spare capacity of `Vec::with_capacity`).
+    pub uninit: bool,
     pub span: Span,
 }
 
@@ -448,6 +451,13 @@ pub enum Op {
         value: ValueId,
         region: Option<View>,
     },
+    /// An assignment through a pointer or reference (`*p = v`, `v[i] = x`, `b.name = s`
+    /// of a `Box`) drops the value stored at `region` of `value` before it stores the
+    /// new one: the compiler's drop of a place it replaces.
+    DropStored {
+        value: ValueId,
+        region: Option<View>,
+    },
     /// An in-place op: `dst` is overwritten from its old value and `srcs`.
     InPlace {
         dst: ValueId,
@@ -500,6 +510,7 @@ impl Op {
             Op::Release { value, .. }
             | Op::Read { value, .. }
             | Op::Write { value, .. }
+            | Op::DropStored { value, .. }
             | Op::Claim { value, .. }
             | Op::Escape { value, .. }
             | Op::RequiresGrad { value, .. }

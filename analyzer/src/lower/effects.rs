@@ -688,6 +688,8 @@ impl Lowerer<'_, '_, '_> {
                     None => self.unknown_call(name.to_string(), &all, span),
                 }
             }
+            // The length changes, no element: nothing happens to memory.
+            Sem::SetLen => self.scalar(None, span),
             Sem::SwapPlaces => {
                 // `mem::swap(&mut table[i], &mut fresh)` of a variable: what it held now
                 // lives in the other place, and it holds what was there, not known here.

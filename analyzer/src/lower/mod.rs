@@ -443,6 +443,7 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
             held_from_use: false,
             producer: None,
             allocated_by: None,
+            uninit: false,
             span,
         });
         id

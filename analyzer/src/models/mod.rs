@@ -278,6 +278,9 @@ pub enum Sem {
     Layout(LayoutCtor),
     /// `Vec::push(x)`, `insert`: the argument is stored into the receiver.
     StoreArg(usize),
+    /// `v.set_len(n)`: the vector's length changes, none of its elements: what it
+    /// counts as elements from then on may hold no value yet.
+    SetLen,
     Par(ParKind),
     /// `rayon::join(a, b)`.
     Join,

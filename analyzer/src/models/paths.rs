@@ -61,6 +61,7 @@ pub const PATHS: &[(&str, Sem)] = &[
     ("std::vec::Vec::as_mut_slice", Sem::View(ViewKind::Whole)),
     ("std::vec::Vec::len", Sem::Metadata(Meta::Count)),
     ("std::vec::Vec::push", Sem::StoreArg(1)),
+    ("std::vec::Vec::set_len", Sem::SetLen),
     ("std::vec::Vec::leak", Sem::Leak(LeakKind::Leak, 0)),
     (
         "std::vec::Vec::into_raw_parts",
@@ -133,6 +134,12 @@ pub const PATHS: &[(&str, Sem)] = &[
     ("std::mem::MaybeUninit::as_ptr", Sem::Transparent),
     ("std::mem::MaybeUninit::assume_init", Sem::Transparent),
     ("std::mem::MaybeUninit::assume_init_read", Sem::Transparent),
+    ("std::mem::MaybeUninit::assume_init_mut", Sem::View(ViewKind::Whole)),
+    ("std::mem::MaybeUninit::assume_init_ref", Sem::View(ViewKind::Whole)),
+    // a box of memory not initialised yet, and the box it becomes
+    ("std::boxed::Box::new_uninit", Sem::Alloc(Ctor::Unknown)),
+    ("std::boxed::Box::new_uninit_slice", Sem::Alloc(Ctor::Len(0))),
+    ("std::boxed::Box::assume_init", Sem::Transparent),
     // ownership given up or handed over
     ("std::mem::forget", Sem::Leak(LeakKind::Forget, 0)),
     ("std::mem::drop", Sem::Release(ReleaseHow::Drop, 0)),

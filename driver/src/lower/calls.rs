@@ -1880,9 +1880,11 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                     let written = self.written_callee(span);
                     self.roots[root.0 as usize].allocated_by =
                         Some(written.unwrap_or_else(|| short_path(name)));
+                    self.roots[root.0 as usize].uninit = UNINIT_ALLOCATORS.contains(&name);
                 }
             }
             Sem::RawAlloc => {
+                let uninit = UNINIT_ALLOCATORS.contains(&name);
                 let layout = arg(0).and_then(|l| self.layouts.get(&l).cloned());
                 let name = self
                     .value(dst)
@@ -1896,6 +1898,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                     ReleasedBy::Dealloc,
                     span,
                 );
+                self.roots[root.0 as usize].uninit = uninit;
                 let size = layout.as_ref().map(|(_, count)| count.clone());
                 if let Some((elem_bytes, count)) = layout {
                     let r = &mut self.roots[root.0 as usize];
@@ -2361,7 +2364,20 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                         span,
                     );
                 }
+                // The receiver gets the value: it is written.
+                if let Some(r) = arg(0).filter(|&r| self.value(r).kind.is_memory()) {
+                    self.emit(
+                        b,
+                        Op::Write {
+                            value: r,
+                            region: None,
+                        },
+                        span,
+                    );
+                }
             }
+            // The length changes, no element: nothing happens to memory.
+            Sem::SetLen => {}
             Sem::Metadata(meta) => {
                 let Some(v) = arg(0) else { return };
                 let view = self.value(v).view.clone();
@@ -2802,6 +2818,15 @@ struct ModelCall<'c, 'tcx> {
 }
 
 /// The last two segments of a model's path (`ArrayBase::zeros`), as a call is written.
+/// The model rows whose memory is not initialised when they hand it out (what
+/// `Vec::with_capacity` allocates is spare capacity until something is stored).
+const UNINIT_ALLOCATORS: &[&str] = &[
+    "std::alloc::alloc",
+    "Box::new_uninit",
+    "Box::new_uninit_slice",
+    "Vec::with_capacity",
+];
+
 fn short_path(path: &str) -> String {
     let segments: Vec<&str> = path.split("::").collect();
     segments[segments.len().saturating_sub(2)..].join("::")

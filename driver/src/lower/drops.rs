@@ -39,6 +39,30 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         }
     }
 
+    /// The drop an assignment does of the value it replaces (`*p = v`, `v[i] = x`):
+    /// of a place in memory, the value stored there is dropped in place. (An
+    /// assignment to a variable of this function drops its old value as any drop does.)
+    pub(crate) fn drop_stored(
+        &mut self,
+        b: &mut BodyCx<'tcx>,
+        place: &mir::Place<'tcx>,
+        span: Span,
+    ) {
+        match self.place(b, place, span) {
+            Loc::Memory { base, region } => {
+                self.emit(
+                    b,
+                    Op::DropStored {
+                        value: base,
+                        region,
+                    },
+                    span,
+                );
+            }
+            _ => self.drop_place(b, place, span),
+        }
+    }
+
     /// Drops value `v` of type `ty`.
     pub(crate) fn drop_value(
         &mut self,

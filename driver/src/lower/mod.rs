@@ -1171,8 +1171,17 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
                     kind: ReturnKind::End,
                 }
             }
-            TerminatorKind::Drop { place, target, .. } => {
-                self.drop_place(b, place, span);
+            TerminatorKind::Drop {
+                place,
+                target,
+                replace,
+                ..
+            } => {
+                if *replace {
+                    self.drop_stored(b, place, span);
+                } else {
+                    self.drop_place(b, place, span);
+                }
                 Terminator::Goto(block(*target))
             }
             TerminatorKind::Assert { target, .. } => Terminator::Goto(block(*target)),
@@ -1436,6 +1445,7 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
             held_from_use: false,
             producer: None,
             allocated_by: None,
+            uninit: false,
             span,
         });
         id
