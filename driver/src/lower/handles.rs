@@ -165,13 +165,26 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         let Some(released_by) = self.handles.owed_items.get(&iter).cloned() else {
             return false;
         };
-        let (holder, ty) = self.allocation_holder(dst, dest_ty, span);
-        self.new_allocation(b, holder, ty, released_by, None, span);
-        if let Some(root) = self.value(holder).kind.root() {
+        if let Some(root) = self.collection_made(b, dst, dest_ty, released_by, span) {
             self.roots[root.0 as usize].held_from_use = true;
             self.handles.collections.insert(root);
         }
         true
+    }
+
+    /// The new collection `collect()` makes into `dst` (of type `dest_ty`; in the `Ok`
+    /// or `Some` of a `Result` or `Option` collected into), released as given: its root.
+    pub(crate) fn collection_made(
+        &mut self,
+        b: &BodyCx<'tcx>,
+        dst: ValueId,
+        dest_ty: Ty<'tcx>,
+        released_by: ReleasedBy,
+        span: Span,
+    ) -> Option<RootId> {
+        let (holder, ty) = self.allocation_holder(dst, dest_ty, span);
+        self.new_allocation(b, holder, ty, released_by, None, span);
+        self.value(holder).kind.root()
     }
 
     /// Whether `v` is a collection of owed handles.

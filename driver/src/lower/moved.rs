@@ -154,13 +154,13 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         let Some(&target) = self.pointers.items.get(&iter) else {
             return false;
         };
-        let (holder, ty) = self.allocation_holder(dst, dest_ty, span);
-        let pointer_elements = types::element_of(self.tcx, ty).is_some_and(|e| e.is_raw_ptr());
-        if !pointer_elements {
+        let collected = self
+            .payload(dest_ty)
+            .map_or(dest_ty, |(_, payload)| payload);
+        if !types::element_of(self.tcx, collected).is_some_and(|e| e.is_raw_ptr()) {
             return false;
         }
-        self.new_allocation(b, holder, ty, ReleasedBy::Drop, None, span);
-        if let Some(root) = self.value(holder).kind.root() {
+        if let Some(root) = self.collection_made(b, dst, dest_ty, ReleasedBy::Drop, span) {
             self.pointers.targets.insert(root, target);
         }
         true
@@ -195,15 +195,12 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         if !(made.pointer || made.pointers) {
             return false;
         }
-        let (holder, ty) = self.allocation_holder(dst, dest_ty, span);
         if made.pointer {
+            let (holder, _) = self.allocation_holder(dst, dest_ty, span);
             let view = self.value(payload).view.clone();
             self.derive(b, holder, payload, ViewOp::Opaque("map".into()), view, span);
-        } else {
-            self.new_allocation(b, holder, ty, ReleasedBy::Drop, None, span);
-            if let Some(root) = self.value(holder).kind.root() {
-                self.pointers.targets.insert(root, payload);
-            }
+        } else if let Some(root) = self.collection_made(b, dst, dest_ty, ReleasedBy::Drop, span) {
+            self.pointers.targets.insert(root, payload);
         }
         if made.drops {
             self.dropped_in_closure(b, payload, span);
