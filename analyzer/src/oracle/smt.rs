@@ -1,5 +1,5 @@
 //! The Z3 back end: exact integer arithmetic (nonlinear terms allowed) for the queries
-//! the fast paths leave. Each query runs in a context of its own, with a limit on the
+//! the fast paths leave. Each query runs in a Z3 context of its own, with a limit on the
 //! solver's work (Z3's `rlimit`, a count of its steps) rather than on time, so that its
 //! answer (sat, unsat, or undecided at the limit) and its model depend on the query
 //! alone: not on the machine's speed or load, nor on the queries a thread ran before.
@@ -211,11 +211,11 @@ fn params(ms: u32) -> Params {
     p
 }
 
-/// Runs one satisfiability check of `facts` (plus side definitions) in a context of its
-/// own, returning the model's values of `names` when satisfiable. A solver that ran
-/// other queries before keeps state from them (term ids, search heuristics) that
-/// changes how far it gets within its limit and which model it finds; which queries
-/// those were would depend on thread timing.
+/// Runs one satisfiability check of `facts` (plus side definitions) in a Z3 context of
+/// its own, returning the model's values of `names` when satisfiable. A context keeps
+/// what earlier queries made (terms and their ids), which changes how far a query gets
+/// within its step limit and which model it finds; which queries a thread ran before
+/// depends on thread timing. A context is made only for a query the fast paths leave.
 fn check(
     facts: &[Fact],
     names: &[String],
