@@ -342,12 +342,16 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 return true;
             }
         }
-        // `lo..=hi`, made by a call: the integers `lo..hi + 1`.
-        let inclusive = item.as_str() == "new"
-            && tcx.impl_of_assoc(def_id).is_some_and(|imp| {
+        // Whether the callee is a method of an impl on one of `adts` (crate, type name).
+        let of_impl_on = |adts: &[(&str, &str)]| {
+            tcx.impl_of_assoc(def_id).is_some_and(|imp| {
                 let self_ty = tcx.type_of(imp).instantiate_identity().skip_normalization();
-                types::adt_is(tcx, self_ty, "core", "RangeInclusive")
-            });
+                adts.iter()
+                    .any(|&(krate, name)| types::adt_is(tcx, self_ty, krate, name))
+            })
+        };
+        // `lo..=hi`, made by a call: the integers `lo..hi + 1`.
+        let inclusive = item.as_str() == "new" && of_impl_on(&[("core", "RangeInclusive")]);
         if inclusive {
             let lo = self.int_of(first);
             let hi = args
@@ -361,12 +365,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         }
         // `Arc::new(s)` of a struct with cells among other fields: the object's bytes,
         // shared by every handle (see `types::shared_cells`).
-        let shared_new = item.as_str() == "new"
-            && tcx.impl_of_assoc(def_id).is_some_and(|imp| {
-                let self_ty = tcx.type_of(imp).instantiate_identity().skip_normalization();
-                types::adt_is(tcx, self_ty, "alloc", "Arc")
-                    || types::adt_is(tcx, self_ty, "alloc", "Rc")
-            });
+        let shared_new = item.as_str() == "new" && of_impl_on(&[("alloc", "Arc"), ("alloc", "Rc")]);
         if shared_new {
             let object = args[0].ty;
             let shared =
@@ -392,12 +391,8 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             }
         }
         // `opt.map(f)` of an `Option` or a `Result`.
-        let payload_map = item.as_str() == "map"
-            && tcx.impl_of_assoc(def_id).is_some_and(|imp| {
-                let self_ty = tcx.type_of(imp).instantiate_identity().skip_normalization();
-                types::adt_is(tcx, self_ty, "core", "Option")
-                    || types::adt_is(tcx, self_ty, "core", "Result")
-            });
+        let payload_map =
+            item.as_str() == "map" && of_impl_on(&[("core", "Option"), ("core", "Result")]);
         if payload_map {
             let dest_ty = destination.ty(b.mir, tcx).ty;
             if self.mapped_payload(b, args, dst, dest_ty, span) {
@@ -1082,8 +1077,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 } else {
                     released_by
                 };
-                let (holder, ty) = self.allocation_holder(dst, dest_ty, span);
-                self.new_allocation(b, holder, ty, released_by, None, span);
+                self.held_allocation(b, dst, dest_ty, released_by, None, span);
             }
             ReturnSummary::ViewOf(i) => {
                 // Of a struct argument, the memory it reaches.
@@ -1576,8 +1570,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             .into_iter()
             .find_map(|v| self.value(v).view.as_ref().map(View::shape));
         let roots_before = self.roots.len();
-        let (holder, ty) = self.allocation_holder(dst, dest_ty, span);
-        self.new_allocation(b, holder, ty, ReleasedBy::Drop, shape, span);
+        let holder = self.held_allocation(b, dst, dest_ty, ReleasedBy::Drop, shape, span);
         let Some(root) = self
             .value(holder)
             .kind
@@ -1747,6 +1740,22 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         (payload, payload_ty)
     }
 
+    /// New memory a call returns, in its result or in the `Ok`/`Some` payload of it (see
+    /// `allocation_holder`), released as `released_by`: the value that holds it.
+    pub(crate) fn held_allocation(
+        &mut self,
+        b: &BodyCx<'tcx>,
+        dst: ValueId,
+        dest_ty: Ty<'tcx>,
+        released_by: ReleasedBy,
+        shape: Option<Vec<Expr>>,
+        span: Span,
+    ) -> ValueId {
+        let (holder, ty) = self.allocation_holder(dst, dest_ty, span);
+        self.new_allocation(b, holder, ty, released_by, shape, span);
+        holder
+    }
+
     /// The function a call at `span` names, as the user wrote it without generic
     /// arguments: `Array2::zeros` for `Array2::<f32>::zeros((h, w))`, `to_owned` for
     /// `x.to_owned()`, `vec!` for a `vec![..]`.
@@ -1874,8 +1883,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                         );
                     }
                 }
-                let (holder, ty) = self.allocation_holder(dst, dest_ty, span);
-                self.new_allocation(b, holder, ty, ReleasedBy::Drop, shape, span);
+                let holder = self.held_allocation(b, dst, dest_ty, ReleasedBy::Drop, shape, span);
                 if let Some(root) = self.value(holder).kind.root() {
                     let written = self.written_callee(span);
                     self.roots[root.0 as usize].allocated_by =

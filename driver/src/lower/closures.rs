@@ -13,6 +13,7 @@
 use rustc_data_structures::fx::FxHashMap;
 use rustc_hir::def_id::LocalDefId;
 use rustc_middle::mir::{self, BasicBlock};
+use rustc_middle::ty::Ty;
 
 use tensor_lint_analyzer::ir::{
     Body, BodyId, BodyKind, Iteration, Op, ParallelKind, ParallelRegion, Task, TyClass, ValueId,
@@ -104,6 +105,30 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
     /// The item of closure `body`, while it is reserved and not lowered yet.
     pub(crate) fn pending_def(&self, body: BodyId) -> Option<LocalDefId> {
         self.pending.get(&body).map(|p| p.def)
+    }
+
+    /// The type closure `body` returns, while it is reserved and not lowered yet.
+    pub(crate) fn pending_return_ty(&self, body: BodyId) -> Option<Ty<'tcx>> {
+        let def = self.pending_def(body)?;
+        Some(self.tcx.optimized_mir(def.to_def_id()).local_decls[mir::RETURN_PLACE].ty)
+    }
+
+    /// What the returns of lowered body `body` give back, with the fields of each (the
+    /// payload of an `Ok` returned): the values that may hold what it returns.
+    pub(crate) fn returned_parts(&self, body: BodyId) -> Vec<ValueId> {
+        let mut out = Vec::new();
+        for block in &self.bodies[body.0 as usize].blocks {
+            let Some(v) = block.term.returned() else {
+                continue;
+            };
+            out.push(self.canonical(v));
+            out.extend(
+                self.fields_of(v)
+                    .into_iter()
+                    .map(|(_, _, f)| self.canonical(f)),
+            );
+        }
+        out
     }
 
     /// Lowers every closure still reserved (handed to code this lowering does not
@@ -482,13 +507,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
     /// A task spawned inside a loop runs once per round: the loop's range when it walks
     /// one, otherwise as many rounds as the loop makes.
     fn enclosing_iteration(&mut self, b: &BodyCx<'tcx>) -> Option<Iteration> {
-        let here = BasicBlock::from_u32(b.cur.0);
-        let innermost = b
-            .loops
-            .iter()
-            .filter(|l| l.blocks.get(here.as_usize()).copied().unwrap_or(false))
-            .min_by_key(|l| l.blocks.iter().filter(|x| **x).count());
-        let innermost = innermost?;
+        let innermost = innermost_loop(b)?;
         if let Some(it) = self.loop_iterations.get(&(b.id, innermost.header)) {
             return Some(it.clone());
         }
@@ -553,13 +572,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             value: Some(item),
         };
         self.loop_ranges.push((b.id, iteration.clone()));
-        let here = BasicBlock::from_u32(b.cur.0);
-        if let Some(l) = b
-            .loops
-            .iter()
-            .filter(|l| l.blocks.get(here.as_usize()).copied().unwrap_or(false))
-            .min_by_key(|l| l.blocks.iter().filter(|x| **x).count())
-        {
+        if let Some(l) = innermost_loop(b) {
             self.loop_iterations.insert((b.id, l.header), iteration);
         }
     }
@@ -623,6 +636,15 @@ fn loop_variable_name(mir: &mir::Body<'_>, option: mir::Local) -> Option<String>
 
 /// The natural loops of `mir`, one per back edge (an edge to a block that dominates
 /// its source), cleanup blocks left out.
+/// The innermost natural loop around the block of `b` being lowered.
+pub(crate) fn innermost_loop<'b>(b: &'b BodyCx<'_>) -> Option<&'b NaturalLoop> {
+    let here = b.cur.0 as usize;
+    b.loops
+        .iter()
+        .filter(|l| l.blocks.get(here).copied().unwrap_or(false))
+        .min_by_key(|l| l.blocks.iter().filter(|x| **x).count())
+}
+
 pub(crate) fn natural_loops(mir: &mir::Body<'_>) -> Vec<NaturalLoop> {
     let blocks = &mir.basic_blocks;
     let dominators = blocks.dominators();

@@ -9,8 +9,7 @@ use rustc_middle::mir::{self, BasicBlock};
 use rustc_middle::ty::{self, Ty};
 
 use tensor_lint_analyzer::ir::{
-    BodyId, Op, ReleaseKind, ReleasedBy, RootId, RootOrigin, Stmt, Terminator, TyClass, ValueId,
-    ValueKind,
+    BodyId, Op, ReleaseKind, ReleasedBy, RootId, RootOrigin, Stmt, TyClass, ValueId, ValueKind,
 };
 use tensor_lint_analyzer::source::Span;
 use tensor_lint_analyzer::summary::ReturnSummary;
@@ -116,39 +115,21 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
     /// Whether closure `body`, not lowered yet, returns a raw pointer, or one in the
     /// payload of an `Option` or a `Result`.
     fn closure_returns_pointer(&self, body: BodyId) -> bool {
-        let Some(def) = self.pending_def(body) else {
-            return false;
-        };
-        let returned = self.tcx.optimized_mir(def.to_def_id()).local_decls[mir::RETURN_PLACE].ty;
-        returned.is_raw_ptr()
-            || self
-                .payload(returned)
-                .is_some_and(|(_, payload)| payload.is_raw_ptr())
+        self.pending_return_ty(body).is_some_and(|returned| {
+            returned.is_raw_ptr()
+                || self
+                    .payload(returned)
+                    .is_some_and(|(_, payload)| payload.is_raw_ptr())
+        })
     }
 
     /// How what closure `body` returns must be released, when it is new memory of its
     /// own (or the `Ok`/`Some` payload of its result is).
     fn returned_release(&self, body: BodyId) -> Option<ReleasedBy> {
-        let returned = self.bodies[body.0 as usize]
-            .blocks
-            .iter()
-            .filter_map(|block| match block.term {
-                Terminator::Return { value, .. } => value,
-                _ => None,
-            });
-        for v in returned {
-            let mut candidates = vec![v];
-            candidates.extend(self.fields_of(v).into_iter().map(|(_, _, f)| f));
-            for c in candidates {
-                let root = self.value(self.canonical(c)).kind.root();
-                if let Some(root) = root.map(|r| &self.roots[r.0 as usize]) {
-                    if root.origin == RootOrigin::Alloc {
-                        return Some(root.released_by.clone());
-                    }
-                }
-            }
-        }
-        None
+        self.returned_parts(body).into_iter().find_map(|v| {
+            let root = &self.roots[self.value(v).kind.root()?.0 as usize];
+            (root.origin == RootOrigin::Alloc).then(|| root.released_by.clone())
+        })
     }
 
     /// `iter.collect()` of owed handles: a new collection of them (in the `Ok` of a
@@ -165,26 +146,12 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         let Some(released_by) = self.handles.owed_items.get(&iter).cloned() else {
             return false;
         };
-        if let Some(root) = self.collection_made(b, dst, dest_ty, released_by, span) {
+        let holder = self.held_allocation(b, dst, dest_ty, released_by, None, span);
+        if let Some(root) = self.value(holder).kind.root() {
             self.roots[root.0 as usize].held_from_use = true;
             self.handles.collections.insert(root);
         }
         true
-    }
-
-    /// The new collection `collect()` makes into `dst` (of type `dest_ty`; in the `Ok`
-    /// or `Some` of a `Result` or `Option` collected into), released as given: its root.
-    pub(crate) fn collection_made(
-        &mut self,
-        b: &BodyCx<'tcx>,
-        dst: ValueId,
-        dest_ty: Ty<'tcx>,
-        released_by: ReleasedBy,
-        span: Span,
-    ) -> Option<RootId> {
-        let (holder, ty) = self.allocation_holder(dst, dest_ty, span);
-        self.new_allocation(b, holder, ty, released_by, None, span);
-        self.value(holder).kind.root()
     }
 
     /// Whether `v` is a collection of owed handles.
@@ -220,13 +187,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         let item = self.new_value(None, ValueKind::RawPtr(root), TyClass::RawPtr, span);
         // `Some` is variant 1 of `Option`.
         self.set_field(dst, 1, 0, item);
-        let here = BasicBlock::from_u32(b.cur.0);
-        let header = b
-            .loops
-            .iter()
-            .filter(|l| l.blocks.get(here.as_usize()).copied().unwrap_or(false))
-            .min_by_key(|l| l.blocks.iter().filter(|x| **x).count())
-            .map(|l| l.header);
+        let header = super::closures::innermost_loop(b).map(|l| l.header);
         self.handles.items.insert(item, (collection, header));
         true
     }

@@ -9,7 +9,7 @@ use rustc_middle::mir;
 use rustc_middle::ty::Ty;
 
 use tensor_lint_analyzer::ir::{
-    BodyId, Op, ReleaseKind, ReleasedBy, RootId, Terminator, TyClass, ValueId, ValueKind, ViewOp,
+    Op, ReleaseKind, ReleasedBy, RootId, TyClass, ValueId, ValueKind, ViewOp,
 };
 use tensor_lint_analyzer::source::Span;
 
@@ -41,12 +41,10 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         let Some(ValueKind::Closure(body)) = f.value.map(|v| self.value(v).kind.clone()) else {
             return false;
         };
-        let Some(def) = self.pending_def(body) else {
-            return false;
-        };
-        let returned = self.tcx.optimized_mir(def.to_def_id()).local_decls[mir::RETURN_PLACE].ty;
-        returned.is_raw_ptr()
-            || types::element_of(self.tcx, returned).is_some_and(|e| e.is_raw_ptr())
+        self.pending_return_ty(body).is_some_and(|returned| {
+            returned.is_raw_ptr()
+                || types::element_of(self.tcx, returned).is_some_and(|e| e.is_raw_ptr())
+        })
     }
 
     /// Lowers closure `f` run on `given` (a value of memory) and says what it makes of
@@ -76,36 +74,19 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             pointer: false,
             pointers: false,
         };
-        for v in self.body_returns(body) {
-            let mut candidates = vec![v];
-            candidates.extend(self.fields_of(v).into_iter().map(|(_, _, f)| f));
-            for c in candidates {
-                let c = self.canonical(c);
-                let Some(r) = self.value(c).kind.root() else {
-                    continue;
-                };
-                if r == root && matches!(self.value(c).kind, ValueKind::RawPtr(_)) {
-                    made.pointer = true;
-                }
-                let into = self.pointers.targets.get(&r).copied();
-                if into.and_then(|t| self.value(t).kind.root()) == Some(root) {
-                    made.pointers = true;
-                }
+        for c in self.returned_parts(body) {
+            let Some(r) = self.value(c).kind.root() else {
+                continue;
+            };
+            if r == root && matches!(self.value(c).kind, ValueKind::RawPtr(_)) {
+                made.pointer = true;
+            }
+            let into = self.pointers.targets.get(&r).copied();
+            if into.and_then(|t| self.value(t).kind.root()) == Some(root) {
+                made.pointers = true;
             }
         }
         Some(made)
-    }
-
-    /// The values the returns of `body` give back.
-    fn body_returns(&self, body: BodyId) -> Vec<ValueId> {
-        self.bodies[body.0 as usize]
-            .blocks
-            .iter()
-            .filter_map(|block| match block.term {
-                Terminator::Return { value, .. } => value,
-                _ => None,
-            })
-            .collect()
     }
 
     /// `it.map(f)` of an iterator over memory with a closure returning a pointer into
@@ -160,7 +141,8 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         if !types::element_of(self.tcx, collected).is_some_and(|e| e.is_raw_ptr()) {
             return false;
         }
-        if let Some(root) = self.collection_made(b, dst, dest_ty, ReleasedBy::Drop, span) {
+        let holder = self.held_allocation(b, dst, dest_ty, ReleasedBy::Drop, None, span);
+        if let Some(root) = self.value(holder).kind.root() {
             self.pointers.targets.insert(root, target);
         }
         true
@@ -199,8 +181,11 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             let (holder, _) = self.allocation_holder(dst, dest_ty, span);
             let view = self.value(payload).view.clone();
             self.derive(b, holder, payload, ViewOp::Opaque("map".into()), view, span);
-        } else if let Some(root) = self.collection_made(b, dst, dest_ty, ReleasedBy::Drop, span) {
-            self.pointers.targets.insert(root, payload);
+        } else {
+            let holder = self.held_allocation(b, dst, dest_ty, ReleasedBy::Drop, None, span);
+            if let Some(root) = self.value(holder).kind.root() {
+                self.pointers.targets.insert(root, payload);
+            }
         }
         if made.drops {
             self.dropped_in_closure(b, payload, span);
