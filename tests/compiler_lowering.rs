@@ -318,3 +318,67 @@ fn an_assignment_through_a_pointer_drops_what_it_replaces_and_fresh_memory_holds
     assert_eq!(count(&zeroed, "drop what is stored in"), 1, "{zeroed}");
     assert!(!zeroed.contains("uninitialised"), "{zeroed}");
 }
+
+#[test]
+fn a_read_of_an_owned_value_is_a_duplicate_until_a_call_that_may_unwind_drops_it() {
+    let source = "use std::ptr;\n\
+                  pub fn through<T, F: FnOnce(T) -> T>(slot: &mut T, f: F) {\n\
+                      unsafe { let old = ptr::read(slot); let new = f(old); ptr::write(slot, new); }\n\
+                  }\n\
+                  pub fn copied<T: Copy, F: FnOnce(T) -> T>(slot: &mut T, f: F) {\n\
+                      unsafe { let old = ptr::read(slot); ptr::write(slot, f(old)); }\n\
+                  }\n\
+                  pub fn from_raw<T>(p: *mut T) -> T { unsafe { ptr::read(p) } }\n\
+                  pub fn resolved(v: &mut Vec<String>) -> usize { v.push(String::new()); v.len() }\n\
+                  pub fn shortened<T>(v: &mut Vec<T>) { unsafe { v.set_len(0) } }\n\
+                  struct Abort;\n\
+                  impl Drop for Abort { fn drop(&mut self) { std::process::abort() } }\n\
+                  pub fn guarded<T, F: FnOnce(T) -> T>(slot: &mut T, f: F) {\n\
+                      let g = Abort;\n\
+                      unsafe { let old = ptr::read(slot); ptr::write(slot, f(old)); }\n\
+                      std::mem::forget(g);\n\
+                  }\n";
+    let through = ir(source, "through");
+    assert_eq!(
+        count(
+            &through,
+            "old%3: unknown = bitwise copy of what is stored in slot"
+        ),
+        1,
+        "{through}"
+    );
+    // The closure is the caller's: it may unwind, dropping what it was given.
+    let unwinds: Vec<&str> = ops(&through)
+        .filter(|l| l.contains("may unwind (`f`)"))
+        .collect();
+    assert_eq!(unwinds.len(), 1, "{through}");
+    assert!(unwinds[0].contains("old%3"), "{through}");
+    // The write back is a write of the referent the copy came from.
+    assert_eq!(count(&through, "write slot%1"), 1, "{through}");
+    // Nothing to drop twice, memory nothing here owns, calls the compiler resolves.
+    assert_eq!(count(&ir(source, "copied"), "bitwise copy"), 0);
+    assert_eq!(count(&ir(source, "from_raw"), "bitwise copy"), 0);
+    assert_eq!(count(&ir(source, "resolved"), "may unwind"), 0);
+    assert_eq!(count(&ir(source, "shortened"), "set the length of %2"), 1);
+    // The unwinding runs a guard's `Drop`: nothing is said to be dropped by it.
+    assert_eq!(count(&ir(source, "guarded"), "may unwind"), 0);
+}
+
+#[test]
+fn a_copy_within_one_owners_memory_duplicates_its_values_there() {
+    let source = "use std::ptr;\n\
+                  pub fn shift<T>(v: &mut Vec<T>, at: usize) {\n\
+                      let p = v.as_mut_ptr();\n\
+                      unsafe { ptr::copy(p.add(at), p.add(at + 1), v.len() - at); }\n\
+                  }\n\
+                  pub fn shift_floats(v: &mut Vec<f32>, at: usize) {\n\
+                      let p = v.as_mut_ptr();\n\
+                      unsafe { ptr::copy(p.add(at), p.add(at + 1), v.len() - at); }\n\
+                  }\n\
+                  pub fn across<T>(a: &mut Vec<T>, b: &mut Vec<T>) {\n\
+                      unsafe { ptr::copy_nonoverlapping(a.as_ptr(), b.as_mut_ptr(), a.len()); }\n\
+                  }\n";
+    assert_eq!(count(&ir(source, "shift"), "bitwise copy into"), 1);
+    assert_eq!(count(&ir(source, "shift_floats"), "bitwise copy"), 0);
+    assert_eq!(count(&ir(source, "across"), "bitwise copy"), 0);
+}

@@ -65,6 +65,9 @@ pub struct FnSummary {
     /// Entries of buffer fields of parameters an atomic operation writes (a lock of
     /// `self.shards` taken), see [`FieldWrite`].
     pub field_writes: Vec<FieldWrite>,
+    /// Parameters whose length (`Vec::set_len`, a count field of a container's
+    /// `self`) the function sets: which of their slots are owned is the code's to say.
+    pub sets_len: BTreeSet<usize>,
 }
 
 /// An atomic write of one entry of buffer field `field` of parameter `param`: at
@@ -108,6 +111,7 @@ impl FnSummary {
             inplace: first.inplace.clone(),
             escapes: first.escapes.clone(),
             frees: first.frees.clone(),
+            sets_len: first.sets_len.clone(),
             returns: first.returns.clone(),
             returns_whole: first.returns_whole,
             returns_offset: first.returns_offset.clone(),
@@ -119,6 +123,7 @@ impl FnSummary {
             s.inplace.extend(other.inplace.iter().copied());
             s.escapes.extend(other.escapes.iter().copied());
             s.frees.retain(|i| other.frees.contains(i));
+            s.sets_len.extend(other.sets_len.iter().copied());
             if s.returns != other.returns {
                 s.returns = ReturnSummary::Nothing;
             }
@@ -259,6 +264,12 @@ impl FnSummary {
                         s.atomic_writes.insert((i, bytes, at));
                     }
                 }
+                continue;
+            }
+            if let Op::SetLen { value } = &stmt.op {
+                let params = ir.bodies.first().map_or(&[][..], |b| &b.params[..]);
+                s.sets_len.extend(params_of(*value));
+                s.sets_len.extend(params.iter().position(|p| p == value));
                 continue;
             }
             let (set, value) = match &stmt.op {

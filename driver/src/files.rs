@@ -3,7 +3,8 @@
 //!
 //! Spans are byte ranges of the file on disk: rustc normalises what it reads (a byte
 //! order mark dropped, `\r\n` made `\n`), so positions are mapped back to the original
-//! bytes. Code a macro expanded is shown where the user wrote the macro call.
+//! bytes. Code a macro expanded is shown where the user wrote the macro call, except
+//! code a `macro_rules!` of the crate writes in its definition, which is shown there.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -71,7 +72,9 @@ impl Files {
     /// `span` in the crate's files, at the macro call the user wrote when a macro made
     /// it; `None` for code with no place in them (another crate's, the compiler's).
     pub(crate) fn span(&self, span: rustc_span::Span) -> Option<Span> {
-        let span = span.source_callsite();
+        let span = self
+            .in_crate_macro(span)
+            .unwrap_or_else(|| span.source_callsite());
         if span.is_dummy() {
             return None;
         }
@@ -86,6 +89,24 @@ impl Files {
         };
         let len = self.sources.get(entry.id).text.len();
         Some(Span::new(entry.id, lo.min(len), hi.min(len)))
+    }
+
+    /// Code a `macro_rules!` of the crate's own files expanded, where the definition
+    /// writes it: the code is there, and every call of the macro runs the same code.
+    fn in_crate_macro(&self, span: rustc_span::Span) -> Option<rustc_span::Span> {
+        if !span.from_expansion() {
+            return None;
+        }
+        let data = span.ctxt().outer_expn_data();
+        if !matches!(
+            data.kind,
+            rustc_span::ExpnKind::Macro(rustc_span::MacroKind::Bang, _)
+        ) || !data.macro_def_id.is_some_and(|d| d.is_local())
+        {
+            return None;
+        }
+        self.entry_at(span.lo())?;
+        Some(span.with_ctxt(rustc_span::SyntaxContext::root()))
     }
 
     /// The source text at `span`.

@@ -46,6 +46,22 @@ crate::declare_lint! {
     /// assignment that is the first store on only some paths, a type with nothing to
     /// drop (`f32`), and locals made with `mem::uninitialized` are not reported.
     ///
+    /// Values dropped twice by a panic are reported too (with the compiler front end,
+    /// which sees the unwinding): between a bitwise copy of a value that the memory
+    /// still holds (`ptr::read`, `ptr::copy` within one owner, elements dropped in
+    /// place that the owner still counts) and the write, `forget` or length change
+    /// that leaves one owner, a call that may panic unwinds through both. Calls that
+    /// may panic are those that run the caller's code (a closure or trait method on a
+    /// type parameter or trait object, a library function given the caller's closure
+    /// or iterator), checked indexes, `unwrap`, `expect` and `panic!`. Not reported: a
+    /// call whose unwinding runs a guard's `Drop` (a type outside the standard library
+    /// with a `Drop` of its own, which may write the value back or abort), an `unsafe
+    /// fn` (whose caller vouches that what it supplies does not panic), a length set
+    /// before the values leave, memory in `ManuallyDrop` or `MaybeUninit` (but for the
+    /// slots a type with a `Drop` of its own counts, in its methods), values with
+    /// nothing to drop, a helper that copies or drops and leaves the count to its
+    /// caller, and calls of the crate's own functions (which may guard what they run).
+    ///
     /// Use instead: release once on each path.
     /// ```rust,ignore
     /// let scratch = pool.checkout(n);
@@ -53,6 +69,16 @@ crate::declare_lint! {
     ///     process(scratch, frame);
     /// }
     /// pool.give_back(scratch);
+    /// ```
+    /// count no slot while its values are out, so that a panic leaks them instead:
+    /// ```rust,ignore
+    /// let len = frame.len();
+    /// frame.set_len(0);
+    /// for i in 0..len {
+    ///     let p = frame.as_mut_ptr().add(i);
+    ///     p.write(step(p.read()));
+    /// }
+    /// frame.set_len(len);
     /// ```
     /// and store the first value without dropping what was there:
     /// ```rust,ignore
@@ -63,6 +89,8 @@ crate::declare_lint! {
     /// ```
     pub DOUBLE_FREE = "double_free", Deny, Correctness, "tensor memory released twice on one path"
 }
+
+mod unwinding;
 
 use tensor_lint_analyzer::dataflow::alloc_state::{PathAnswer, PathEnd, PathSearch, Step};
 use tensor_lint_analyzer::dataflow::PointsTo;
@@ -176,6 +204,7 @@ fn check(cx: &LintContext<'_>, out: &mut Vec<LintFinding>) {
         for b in 0..f.bodies.len() {
             check_body(f, &facts.points_to, BodyId(b as u32), out);
             uninit_drops(cx, f, &facts.points_to, BodyId(b as u32), out);
+            unwinding::unwinding_double_drops(cx, f, &facts.points_to, BodyId(b as u32), out);
         }
         for copy in &f.owner_copies {
             if let Some(d) = owner_copy_diagnostic(f, copy) {

@@ -7,8 +7,8 @@ use std::fmt::Write as _;
 use crate::dataflow::{AllocState, FnFacts};
 use crate::index::StructItem;
 use crate::ir::{
-    BodyKind, Callee, EscapeKind, FnIr, Op, ReleaseKind, ReleasedBy, ReturnKind, RootOrigin,
-    SliceSpec, Task, Terminator, ValueId, ValueKind, ViewOp,
+    BodyKind, Callee, DuplicateKind, EscapeKind, FnIr, Op, ReleaseKind, ReleasedBy, ReturnKind,
+    RootOrigin, SliceSpec, Task, Terminator, ValueId, ValueKind, ViewOp,
 };
 use crate::oracle::View;
 use crate::program::CrateIr;
@@ -469,6 +469,37 @@ fn op_text(ir: &CrateIr, f: &FnIr, op: &Op) -> String {
         Op::Claim { value, region } => {
             format!("claim &mut {}{}", n(value), region_text(region))
         }
+        Op::Duplicate {
+            dst,
+            src,
+            region,
+            how,
+        } => match how {
+            DuplicateKind::Read => format!(
+                "{} = bitwise copy of what is stored in {}{}",
+                value_text(f, *dst),
+                n(src),
+                region_text(region)
+            ),
+            DuplicateKind::Copied => format!(
+                "bitwise copy into {} of what is stored in {}{}",
+                n(dst),
+                n(src),
+                region_text(region)
+            ),
+            DuplicateKind::Dropped => {
+                format!(
+                    "drop in place what is stored in {}{}",
+                    n(src),
+                    region_text(region)
+                )
+            }
+        },
+        Op::MayUnwind { drops, cause } => {
+            let d: Vec<String> = drops.iter().map(n).collect();
+            format!("may unwind ({cause}), dropping [{}]", d.join(", "))
+        }
+        Op::SetLen { value } => format!("set the length of {}", n(value)),
         Op::InPlace { dst, srcs, method } => {
             let s: Vec<String> = srcs.iter().map(n).collect();
             format!("inplace `{method}` {} from [{}]", n(dst), s.join(", "))

@@ -458,6 +458,26 @@ pub enum Op {
         value: ValueId,
         region: Option<View>,
     },
+    /// One value with two owners until one of them lets go, by `how`: `dst` is a
+    /// bitwise copy (`ptr::read(p)`) of the value stored at `region` of `src`, which
+    /// still holds it and whose owner still drops it; or the values at `src` were
+    /// copied to `dst` in the same owner's memory (`ptr::copy`), or dropped in place
+    /// while the owner still counts them (then `dst` is `src`).
+    Duplicate {
+        dst: ValueId,
+        src: ValueId,
+        region: Option<View>,
+        how: DuplicateKind,
+    },
+    /// A call or a check that may panic and unwind out of this function: a closure or
+    /// a trait method the caller supplies, an index out of bounds, an `unwrap`.
+    /// `drops` are the values the unwinding drops (moved into the call, or owned here
+    /// and dropped by the cleanup); `cause` names what may panic. A call whose
+    /// unwinding runs a guard's `Drop` (which may put things back) has none.
+    MayUnwind { drops: Vec<ValueId>, cause: String },
+    /// `v.set_len(n)`: from here the function itself decides which of `value`'s
+    /// elements the vector owns.
+    SetLen { value: ValueId },
     /// An in-place op: `dst` is overwritten from its old value and `srcs`.
     InPlace {
         dst: ValueId,
@@ -511,13 +531,18 @@ impl Op {
             | Op::Read { value, .. }
             | Op::Write { value, .. }
             | Op::DropStored { value, .. }
+            | Op::SetLen { value }
             | Op::Claim { value, .. }
             | Op::Escape { value, .. }
             | Op::RequiresGrad { value, .. }
             | Op::Use { value }
             | Op::AssumeNull { value }
             | Op::Atomic { value, .. } => vec![*value],
-            Op::View { src, .. } | Op::Assign { src, .. } => vec![*src],
+            Op::View { src, .. } | Op::Assign { src, .. } | Op::Duplicate { src, .. } => {
+                vec![*src]
+            }
+            // Unwinding drops values; it reads none of their elements.
+            Op::MayUnwind { .. } => Vec::new(),
             Op::InPlace { dst, srcs, .. } => {
                 std::iter::once(*dst).chain(srcs.iter().copied()).collect()
             }
@@ -532,6 +557,7 @@ impl Op {
             Op::Alloc { dst, .. }
             | Op::Load { dst, .. }
             | Op::View { dst, .. }
+            | Op::Duplicate { dst, .. }
             | Op::Assign { dst, .. } => Some(*dst),
             Op::Call { dst, .. } => *dst,
             _ => None,
@@ -544,6 +570,17 @@ impl Op {
 pub struct Stmt {
     pub op: Op,
     pub span: Span,
+}
+
+/// How an [`Op::Duplicate`] gives one value two owners.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DuplicateKind {
+    /// `ptr::read`: a value holds a copy of what the memory still holds.
+    Read,
+    /// `ptr::copy` within one owner's memory: both places hold the values.
+    Copied,
+    /// `ptr::drop_in_place`: the memory holds values already dropped.
+    Dropped,
 }
 
 /// Why a body returns.

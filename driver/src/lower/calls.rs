@@ -822,6 +822,12 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 self.emit(b, Op::Read { value: v, region }, span);
             }
         }
+        for &i in &summary.sets_len {
+            if let Some(v) = arg(i) {
+                let owner = self.borrowed_from(v);
+                self.emit(b, Op::SetLen { value: owner }, span);
+            }
+        }
         for &i in &summary.writes {
             for v in parts(self, i) {
                 // Through a raw pointer, the elements the callee says it writes
@@ -2384,8 +2390,13 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                     );
                 }
             }
-            // The length changes, no element: nothing happens to memory.
-            Sem::SetLen => {}
+            // The length changes, no element: nothing happens to memory, but from here
+            // the function says which elements the vector owns.
+            Sem::SetLen => {
+                if let Some(v) = arg(0) {
+                    self.emit(b, Op::SetLen { value: v }, span);
+                }
+            }
             Sem::Metadata(meta) => {
                 let Some(v) = arg(0) else { return };
                 let view = self.value(v).view.clone();

@@ -25,6 +25,7 @@ mod producers;
 mod rvalues;
 mod statics;
 pub(crate) mod types;
+mod unwind;
 
 use rustc_data_structures::fx::{FxHashMap, FxHashSet};
 use rustc_hir::def_id::{DefId, LocalDefId};
@@ -227,6 +228,8 @@ pub(crate) struct BodyCx<'tcx> {
     cur: BlockId,
     /// The body's natural loops.
     loops: Vec<closures::NaturalLoop>,
+    /// The index checks lowered so far (index, length), each counted once.
+    checked_indices: FxHashSet<(String, String)>,
     /// The spans of the body's `return` expressions (not those of closures in it).
     returns: Vec<rustc_span::Span>,
     /// The spans of its `break` and `continue` expressions.
@@ -517,6 +520,7 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
             upvars,
             cur: BlockId(0),
             loops,
+            checked_indices: FxHashSet::default(),
             returns,
             jumps,
             phis: Vec::new(),
@@ -964,6 +968,7 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
             mir::StatementKind::Assign(assign) => {
                 let (place, rvalue) = &**assign;
                 self.assign(b, place, rvalue, span);
+                self.count_field_set(b, place, span);
             }
             mir::StatementKind::Intrinsic(intrinsic) => {
                 if let mir::NonDivergingIntrinsic::CopyNonOverlapping(copy) = &**intrinsic {
@@ -1146,9 +1151,12 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
                 args,
                 destination,
                 target,
+                unwind,
                 ..
             } => {
+                self.may_unwind_at_call(b, func, args, *unwind, span);
                 self.call(b, func, args, destination, span);
+                self.duplicates_at_call(b, func, args, destination, *unwind, span);
                 // `let i = self.stripe_of(key)`, a call nothing here knows.
                 if let Some(local) = destination.as_local() {
                     self.name_unknown_integer(b, local, None);
@@ -1184,7 +1192,15 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
                 }
                 Terminator::Goto(block(*target))
             }
-            TerminatorKind::Assert { target, .. } => Terminator::Goto(block(*target)),
+            TerminatorKind::Assert {
+                target,
+                msg,
+                unwind,
+                ..
+            } => {
+                self.may_unwind_at_assert(b, msg, *unwind, span);
+                Terminator::Goto(block(*target))
+            }
             TerminatorKind::FalseEdge { real_target, .. } => Terminator::Goto(block(*real_target)),
             TerminatorKind::FalseUnwind { real_target, .. } => {
                 Terminator::Goto(block(*real_target))
