@@ -68,6 +68,9 @@ pub struct FnSummary {
     /// Parameters whose length (`Vec::set_len`, a count field of a container's
     /// `self`) the function sets: which of their slots are owned is the code's to say.
     pub sets_len: BTreeSet<usize>,
+    /// Parameters within whose memory the function copies values with something to
+    /// drop (`ptr::copy`), leaving the count of what is owned to its caller.
+    pub copies_within: BTreeSet<usize>,
 }
 
 /// An atomic write of one entry of buffer field `field` of parameter `param`: at
@@ -112,6 +115,7 @@ impl FnSummary {
             escapes: first.escapes.clone(),
             frees: first.frees.clone(),
             sets_len: first.sets_len.clone(),
+            copies_within: first.copies_within.clone(),
             returns: first.returns.clone(),
             returns_whole: first.returns_whole,
             returns_offset: first.returns_offset.clone(),
@@ -124,6 +128,7 @@ impl FnSummary {
             s.escapes.extend(other.escapes.iter().copied());
             s.frees.retain(|i| other.frees.contains(i));
             s.sets_len.extend(other.sets_len.iter().copied());
+            s.copies_within.extend(other.copies_within.iter().copied());
             if s.returns != other.returns {
                 s.returns = ReturnSummary::Nothing;
             }
@@ -266,10 +271,20 @@ impl FnSummary {
                 }
                 continue;
             }
+            let params = ir.bodies.first().map_or(&[][..], |b| &b.params[..]);
             if let Op::SetLen { value } = &stmt.op {
-                let params = ir.bodies.first().map_or(&[][..], |b| &b.params[..]);
                 s.sets_len.extend(params_of(*value));
                 s.sets_len.extend(params.iter().position(|p| p == value));
+                continue;
+            }
+            if let Op::Duplicate {
+                src,
+                how: crate::ir::DuplicateKind::Copied,
+                ..
+            } = &stmt.op
+            {
+                s.copies_within.extend(params_of(*src));
+                s.copies_within.extend(params.iter().position(|p| p == src));
                 continue;
             }
             let (set, value) = match &stmt.op {
@@ -299,6 +314,10 @@ impl FnSummary {
             .filter(|a| over_params(&a.lhs) && over_params(&a.rhs))
             .cloned()
             .collect();
+        // A function that sets the count of what it copies within says itself what is
+        // owned: its callers need not.
+        let sets_len = s.sets_len.clone();
+        s.copies_within.retain(|i| !sets_len.contains(i));
         // Memory a function frees is gone, not kept: freeing is the stronger effect.
         let frees = s.frees.clone();
         s.escapes.retain(|i| !frees.contains(i));

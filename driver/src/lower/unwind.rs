@@ -358,6 +358,35 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 let value = self.local(b, this);
                 self.emit(b, Op::SetLen { value }, span);
             }
+            // Values the callee copied within an argument's memory (`force_copy(from,
+            // to, n, self)`): both places hold them, as after a `ptr::copy` here.
+            for &k in &summary.copies_within {
+                let Some(mir::Operand::Move(p) | mir::Operand::Copy(p)) =
+                    args.get(k).map(|a| &a.node)
+                else {
+                    continue;
+                };
+                if !p.projection.is_empty() {
+                    continue;
+                }
+                let owner = if b.mir.arg_count >= 1 && self.reaches_self(b, p.local) {
+                    Some(self.local(b, this))
+                } else {
+                    self.owned_slot(b, p.local)
+                };
+                if let Some(owner) = owner {
+                    self.emit(
+                        b,
+                        Op::Duplicate {
+                            dst: owner,
+                            src: owner,
+                            region: None,
+                            how: DuplicateKind::Copied,
+                        },
+                        span,
+                    );
+                }
+            }
             return;
         }
         if tcx.item_name(def_id).as_str() == "drop_in_place"
@@ -461,12 +490,26 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             })
             && place.ty(b.mir, self.tcx).ty.is_integral()
             && b.mir.arg_count >= 1
+            && !self.self_keeps_an_owner(b)
             // `self.len = n`, or `*len = n` through a reference into `self`.
             && (place.local == this || self.reaches_self(b, place.local));
         if counts {
             let value = self.local(b, this);
             self.emit(b, Op::SetLen { value }, span);
         }
+    }
+
+    /// Whether the type `self` points at holds a library owner of memory (a `Vec`, a
+    /// `Box`): its slots are counted by that owner, and an integer field of `self`
+    /// (`num_cols`) counts something else.
+    fn self_keeps_an_owner(&self, b: &BodyCx<'tcx>) -> bool {
+        let tcx = self.tcx;
+        let ty = b.mir.local_decls[Local::from_usize(1)].ty.peel_refs();
+        let ty::Adt(adt, args) = ty.kind() else {
+            return false;
+        };
+        adt.all_fields()
+            .any(|f| super::types::owns_memory(tcx, f.ty(tcx, args).skip_normalization()))
     }
 
     /// `ptr::drop_in_place(p)` of values of a type parameter, in memory an owner
@@ -546,12 +589,22 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         }
         let (src, dst) = (self.local(b, from), self.local(b, to));
         let root = self.value(src).kind.root();
-        if root.is_none() || root != self.value(dst).kind.root() {
-            return;
-        }
-        if self.owned_slot(b, from).is_none() {
-            return;
-        }
+        let (src, dst) = if root.is_some() {
+            // Within one block of memory.
+            if root != self.value(dst).kind.root() || self.owned_slot(b, from).is_none() {
+                return;
+            }
+            (src, dst)
+        } else {
+            // Pointers into what one owner holds (`chunk.ptr(i)`, `chunk.mut_ptr(j)`).
+            let owner = self.owned_source(b, from, 0);
+            if owner.is_none() || owner != self.owned_source(b, to, 0) {
+                return;
+            }
+            let Some(owner) = owner else { return };
+            let owner = self.local(b, owner);
+            (owner, owner)
+        };
         let region = self.value(src).view.clone();
         self.emit(
             b,

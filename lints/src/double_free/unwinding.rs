@@ -73,11 +73,29 @@ pub(super) fn unwinding_double_drops(
             written.iter().any(|r| read.contains(r))
         }
     };
+    // Whether two values stand for one owner: the same value, memory of a common
+    // root, or a parameter and memory the parameter's root gives (`self` and the
+    // buffer `self.as_mut_ptr()` points into).
+    let param_roots = |v: ValueId| -> Vec<RootId> {
+        let Some(k) = b.params.iter().position(|p| *p == v) else {
+            return Vec::new();
+        };
+        f.roots
+            .iter()
+            .filter(|r| r.origin == tensor_lint_analyzer::ir::RootOrigin::Param(k))
+            .map(|r| r.id)
+            .collect()
+    };
+    let same_owner = |a: ValueId, c: ValueId| {
+        let ra: Vec<RootId> = pt.roots(a).iter().copied().chain(param_roots(a)).collect();
+        let rc: Vec<RootId> = pt.roots(c).iter().copied().chain(param_roots(c)).collect();
+        a == c || ra.iter().any(|r| rc.contains(r))
+    };
     let transfer = |k: usize, mut state: State, mut found: Option<&mut Vec<(At, At)>>| {
         for (i, st) in b.blocks[k].stmts.iter().enumerate() {
             match &st.op {
                 Op::Duplicate { dst, src, how, .. } => {
-                    let managed = state.managed_owners.contains(src)
+                    let managed = state.managed_owners.iter().any(|o| same_owner(*o, *src))
                         || pt.roots(*src).iter().any(|r| state.managed.contains(r));
                     if !managed {
                         // A copy into memory has no value holding it: the owner drops it.
@@ -144,7 +162,7 @@ pub(super) fn unwinding_double_drops(
                     state.managed_owners.insert(*value);
                     state.copies.retain(|at, _| {
                         !source(*at).is_some_and(|s| {
-                            s == *value || pt.roots(s).iter().any(|r| roots.contains(r))
+                            same_owner(s, *value) || pt.roots(s).iter().any(|r| roots.contains(r))
                         })
                     });
                 }
@@ -196,23 +214,8 @@ pub(super) fn unwinding_double_drops(
     // the owner's count afterwards (too late): a helper that only copies or drops
     // leaves the count to its caller.
     let counted_later = |at: At, src: ValueId| {
-        // The count of a parameter may be set on memory it reaches (`self.v.set_len`).
-        let param = b.params.iter().position(|p| *p == src);
-        let of_param = |r: &RootId| {
-            param.is_some_and(|k| {
-                f.roots
-                    .get(r.0 as usize)
-                    .is_some_and(|root| root.origin == tensor_lint_analyzer::ir::RootOrigin::Param(k))
-            })
-        };
         let sets = |st: &tensor_lint_analyzer::ir::Stmt| match &st.op {
-            Op::SetLen { value } => {
-                *value == src
-                    || pt
-                        .roots(*value)
-                        .iter()
-                        .any(|r| pt.roots(src).contains(r) || of_param(r))
-            }
+            Op::SetLen { value } => same_owner(*value, src),
             _ => false,
         };
         if b.blocks[at.0].stmts[at.1 + 1..].iter().any(sets) {
@@ -243,8 +246,11 @@ pub(super) fn unwinding_double_drops(
     // block first).
     found.sort_by_key(|&(copy, unwind)| (copy, unwind.0 != copy.0 || unwind.1 < copy.1, unwind));
     let mut reported: BTreeSet<At> = BTreeSet::new();
+    let mut at_points: BTreeSet<At> = BTreeSet::new();
     for (copy, unwind) in found {
-        if !reported.insert(copy) {
+        // One finding per copy, and one per call that may panic (two copies before
+        // one call are one finding).
+        if !reported.insert(copy) || !at_points.insert(unwind) {
             continue;
         }
         let (Op::Duplicate { dst, how, .. }, Op::MayUnwind { cause, .. }) = (
