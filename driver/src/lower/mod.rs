@@ -230,6 +230,8 @@ pub(crate) struct BodyCx<'tcx> {
     loops: Vec<closures::NaturalLoop>,
     /// The index checks lowered so far (index, length), each counted once.
     checked_indices: FxHashSet<(String, String)>,
+    /// Where each local is defined, made when first asked.
+    definitions: std::cell::OnceCell<unwind::Definitions<'tcx>>,
     /// The spans of the body's `return` expressions (not those of closures in it).
     returns: Vec<rustc_span::Span>,
     /// The spans of its `break` and `continue` expressions.
@@ -242,6 +244,14 @@ pub(crate) struct BodyCx<'tcx> {
     /// Fields of what a parameter points to that a loop of the body assigns (`self.spare
     /// = next` walking a chain), as the local and projections that reach them.
     loop_stored_fields: FxHashSet<(Local, Vec<mir::PlaceElem<'tcx>>)>,
+}
+
+impl<'tcx> BodyCx<'tcx> {
+    /// Where each local of the body is defined.
+    pub(crate) fn definitions(&self) -> &unwind::Definitions<'tcx> {
+        self.definitions
+            .get_or_init(|| unwind::Definitions::of(self.mir))
+    }
 }
 
 impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
@@ -521,6 +531,7 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
             cur: BlockId(0),
             loops,
             checked_indices: FxHashSet::default(),
+            definitions: std::cell::OnceCell::new(),
             returns,
             jumps,
             phis: Vec::new(),

@@ -19,6 +19,8 @@ use tensor_lint_analyzer::ir::{DuplicateKind, Op, RootOrigin, ValueId};
 use tensor_lint_analyzer::models::Sem;
 use tensor_lint_analyzer::source::Span;
 
+use rustc_data_structures::fx::FxHashMap;
+
 use super::{BodyCx, FnLowerer};
 
 /// Library functions that panic by design on some input.
@@ -88,7 +90,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
     ) {
         let mut dropped: Vec<Local> = Vec::new();
         for &local in moved {
-            self.moved_parts(b.mir, local, &mut dropped, 0);
+            self.moved_parts(b, local, &mut dropped, 0);
         }
         match unwind {
             UnwindAction::Continue => {}
@@ -137,8 +139,8 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 mir::Operand::Constant(_) | mir::Operand::RuntimeChecks(_) => None,
             });
             let named = receiver
-                .map(|l| self.moved_from(b.mir, l))
-                .map(|l| match assignment_of(b.mir, l) {
+                .map(|l| self.moved_from(b, l))
+                .map(|l| match assignment_of(b, l) {
                     Some(mir::Rvalue::Ref(_, _, p)) if p.projection.is_empty() => p.local,
                     _ => l,
                 })
@@ -248,12 +250,12 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
 
     /// `local` with what it was moved from or built of (`_8 = move _3; _7 = (move _8,)`):
     /// the locals whose values a call given `local` receives.
-    fn moved_parts(&self, mir: &mir::Body<'tcx>, local: Local, out: &mut Vec<Local>, depth: usize) {
+    fn moved_parts(&self, b: &BodyCx<'tcx>, local: Local, out: &mut Vec<Local>, depth: usize) {
         out.push(local);
         if depth >= MAX_MOVE_CHAIN {
             return;
         }
-        let Some(rvalue) = assignment_of(mir, local) else {
+        let Some(rvalue) = assignment_of(b, local) else {
             return;
         };
         let parts: Vec<Local> = match rvalue {
@@ -268,21 +270,21 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             _ => Vec::new(),
         };
         for part in parts {
-            self.moved_parts(mir, part, out, depth + 1);
+            self.moved_parts(b, part, out, depth + 1);
         }
     }
 
     /// The local `local` was moved or copied from, through temporaries and the
     /// reborrows of what they point at (`&mut *f`, `&raw const *a`).
-    fn moved_from(&self, mir: &mir::Body<'tcx>, local: Local) -> Local {
-        self.chase(mir, local, true)
+    fn moved_from(&self, b: &BodyCx<'tcx>, local: Local) -> Local {
+        self.chase(b, local, true)
     }
 
     /// `local` followed back through moves and copies, and through reborrows when
     /// `reborrows` is set.
-    fn chase(&self, mir: &mir::Body<'tcx>, mut local: Local, reborrows: bool) -> Local {
+    fn chase(&self, b: &BodyCx<'tcx>, mut local: Local, reborrows: bool) -> Local {
         for _ in 0..MAX_MOVE_CHAIN {
-            match assignment_of(mir, local) {
+            match assignment_of(b, local) {
                 Some(mir::Rvalue::Use(mir::Operand::Move(p) | mir::Operand::Copy(p), _))
                     if p.projection.is_empty() =>
                 {
@@ -304,9 +306,9 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
     fn operand_key(&self, b: &BodyCx<'tcx>, op: &mir::Operand<'tcx>) -> String {
         match op {
             mir::Operand::Move(p) | mir::Operand::Copy(p) => {
-                let local = self.moved_from(b.mir, p.local);
+                let local = self.moved_from(b, p.local);
                 // A length is read from the slice it is the length of.
-                match assignment_of(b.mir, local) {
+                match assignment_of(b, local) {
                     Some(mir::Rvalue::UnaryOp(mir::UnOp::PtrMetadata, o)) => {
                         format!("len {}", self.operand_key(b, o))
                     }
@@ -731,7 +733,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         if self.owned_memory(b, self.local(b, local)) {
             return Some(local);
         }
-        match assignment_of(mir, local) {
+        match assignment_of(b, local) {
             Some(mir::Rvalue::Ref(_, _, p) | mir::Rvalue::RawPtr(_, p)) => {
                 return self.owned_place(b, p, depth);
             }
@@ -754,7 +756,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             None => {}
         }
         // The result of a call given a borrow of owned memory.
-        let args = call_defining(mir, local)?;
+        let args = call_defining(b, local)?;
         args.iter().find_map(|a| match &a.node {
             mir::Operand::Move(p) | mir::Operand::Copy(p) if p.projection.is_empty() => {
                 self.owned_source(b, p.local, depth + 1)
@@ -807,47 +809,56 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
 }
 
 /// The arguments of the call whose result is `local`, when one call defines it.
-fn call_defining<'a, 'tcx>(
-    mir: &'a mir::Body<'tcx>,
+fn call_defining<'tcx>(
+    b: &BodyCx<'tcx>,
     local: Local,
-) -> Option<&'a [Spanned<mir::Operand<'tcx>>]> {
-    let mut found = None;
-    for data in mir.basic_blocks.iter() {
-        if let Some(TerminatorKind::Call {
-            destination, args, ..
-        }) = data.terminator.as_ref().map(|t| &t.kind)
-        {
-            if destination.local == local {
-                if found.is_some() || !destination.projection.is_empty() {
-                    return None;
-                }
-                found = Some(&args[..]);
-            }
-        }
-    }
-    found
+) -> Option<&'tcx [Spanned<mir::Operand<'tcx>>]> {
+    b.definitions().calls.get(&local).copied().flatten()
 }
 
 /// The rvalue assigned to `local` when one statement of the body assigns it whole.
-fn assignment_of<'a, 'tcx>(
-    mir: &'a mir::Body<'tcx>,
-    local: Local,
-) -> Option<&'a mir::Rvalue<'tcx>> {
-    let mut found = None;
-    for data in mir.basic_blocks.iter() {
-        for stmt in &data.statements {
-            if let mir::StatementKind::Assign(assign) = &stmt.kind {
+fn assignment_of<'tcx>(b: &BodyCx<'tcx>, local: Local) -> Option<&'tcx mir::Rvalue<'tcx>> {
+    b.definitions().assigned.get(&local).copied().flatten()
+}
+
+/// Where each local of a body is defined: by one statement assigning it whole, or by
+/// one call returning into it (`None` where there are several, or a partial one).
+/// A store through a pointer (`*p = v`) leaves the pointer as it was.
+#[derive(Default)]
+pub(crate) struct Definitions<'tcx> {
+    assigned: FxHashMap<Local, Option<&'tcx mir::Rvalue<'tcx>>>,
+    calls: FxHashMap<Local, Option<&'tcx [Spanned<mir::Operand<'tcx>>]>>,
+}
+
+impl<'tcx> Definitions<'tcx> {
+    pub(crate) fn of(mir: &'tcx mir::Body<'tcx>) -> Definitions<'tcx> {
+        let mut defs = Definitions::default();
+        for data in mir.basic_blocks.iter() {
+            for stmt in &data.statements {
+                let mir::StatementKind::Assign(assign) = &stmt.kind else {
+                    continue;
+                };
                 let (place, rvalue) = &**assign;
-                // A store through the pointer (`*p = v`) leaves the pointer as it was.
-                let through = matches!(place.projection.first(), Some(mir::ProjectionElem::Deref));
-                if place.local == local && !through {
-                    if found.is_some() || !place.projection.is_empty() {
-                        return None;
-                    }
-                    found = Some(rvalue);
+                if matches!(place.projection.first(), Some(mir::ProjectionElem::Deref)) {
+                    continue;
                 }
+                let whole = place.projection.is_empty();
+                defs.assigned
+                    .entry(place.local)
+                    .and_modify(|d| *d = None)
+                    .or_insert(whole.then_some(rvalue));
+            }
+            if let Some(TerminatorKind::Call {
+                destination, args, ..
+            }) = data.terminator.as_ref().map(|t| &t.kind)
+            {
+                let whole = destination.projection.is_empty();
+                defs.calls
+                    .entry(destination.local)
+                    .and_modify(|d| *d = None)
+                    .or_insert(whole.then_some(&args[..]));
             }
         }
+        defs
     }
-    found
 }
