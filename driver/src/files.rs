@@ -19,6 +19,10 @@ use tensor_lint_analyzer::source::{FileId, SourceMap, Span};
 pub(crate) struct Files {
     entries: Vec<Entry>,
     pub sources: SourceMap,
+    /// Whether code of each macro expansion met so far comes from a `macro_rules!` of
+    /// the crate (asked once per expansion, not once per span).
+    crate_macros:
+        std::cell::RefCell<rustc_data_structures::fx::FxHashMap<rustc_span::SyntaxContext, bool>>,
 }
 
 struct Entry {
@@ -56,7 +60,11 @@ impl Files {
             });
         }
         entries.sort_by_key(|e| e.file.start_pos);
-        Files { entries, sources }
+        Files {
+            entries,
+            sources,
+            crate_macros: Default::default(),
+        }
     }
 
     /// Every file's path, by [`FileId`].
@@ -97,12 +105,18 @@ impl Files {
         if !span.from_expansion() {
             return None;
         }
-        let data = span.ctxt().outer_expn_data();
-        if !matches!(
-            data.kind,
-            rustc_span::ExpnKind::Macro(rustc_span::MacroKind::Bang, _)
-        ) || !data.macro_def_id.is_some_and(|d| d.is_local())
-        {
+        let ctxt = span.ctxt();
+        let known = self.crate_macros.borrow().get(&ctxt).copied();
+        let of_crate = known.unwrap_or_else(|| {
+            let data = ctxt.outer_expn_data();
+            let of_crate = matches!(
+                data.kind,
+                rustc_span::ExpnKind::Macro(rustc_span::MacroKind::Bang, _)
+            ) && data.macro_def_id.is_some_and(|d| d.is_local());
+            self.crate_macros.borrow_mut().insert(ctxt, of_crate);
+            of_crate
+        });
+        if !of_crate {
             return None;
         }
         self.entry_at(span.lo())?;

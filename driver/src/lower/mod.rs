@@ -232,6 +232,12 @@ pub(crate) struct BodyCx<'tcx> {
     checked_indices: FxHashSet<(String, String)>,
     /// Where each local is defined, made when first asked.
     definitions: std::cell::OnceCell<unwind::Definitions<'tcx>>,
+    /// The function's type parameters whose methods run the caller's code.
+    code_params: std::cell::OnceCell<Vec<(u32, &'static str)>>,
+    /// Whether the body is a method of a guard that borrows what it works on.
+    borrowing_guard: std::cell::OnceCell<bool>,
+    /// Whether the body calls what makes a duplicate (`ptr::read`, `ptr::copy`, ..).
+    makes_duplicates: std::cell::OnceCell<bool>,
     /// The spans of the body's `return` expressions (not those of closures in it).
     returns: Vec<rustc_span::Span>,
     /// The spans of its `break` and `continue` expressions.
@@ -532,6 +538,9 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
             loops,
             checked_indices: FxHashSet::default(),
             definitions: std::cell::OnceCell::new(),
+            code_params: std::cell::OnceCell::new(),
+            borrowing_guard: std::cell::OnceCell::new(),
+            makes_duplicates: std::cell::OnceCell::new(),
             returns,
             jumps,
             phis: Vec::new(),

@@ -47,6 +47,9 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         unwind: UnwindAction,
         span: Span,
     ) {
+        if !self.makes_duplicates(b) {
+            return;
+        }
         let Some(cause) = self.unwind_cause(b, func, args) else {
             return;
         };
@@ -71,6 +74,9 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         let mir::AssertKind::BoundsCheck { len, index } = msg else {
             return;
         };
+        if !self.makes_duplicates(b) {
+            return;
+        }
         // An index checked once against the same length is not checked again with
         // another outcome (`&mut a[i]` after `&a[i]`).
         let key = (self.operand_key(b, index), self.operand_key(b, len));
@@ -155,9 +161,24 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 ),
             });
         }
-        let path = tcx.def_path_str(def_id);
-        if PANICKING.iter().any(|p| path.starts_with(p)) {
-            return Some(format!("`{}`", tcx.item_name(def_id)));
+        // (A path is made only for the standard library's few candidates: making one
+        // for every call costs more than the rest of this.)
+        let std_lib = matches!(
+            tcx.crate_name(def_id.krate).as_str(),
+            "core" | "std" | "alloc"
+        );
+        let name = tcx.item_name(def_id);
+        let candidate = std_lib
+            && (matches!(name.as_str(), "unwrap" | "expect")
+                || tcx
+                    .opt_parent(def_id)
+                    .and_then(|m| tcx.opt_item_name(m))
+                    .is_some_and(|m| matches!(m.as_str(), "panicking" | "rt")));
+        if candidate {
+            let path = tcx.def_path_str(def_id);
+            if PANICKING.iter().any(|p| path.starts_with(p)) {
+                return Some(format!("`{name}`"));
+            }
         }
         // A library function that runs a closure or an iterator the caller gave
         // (`iter.enumerate()`'s `next`, `v.extend(iter)`, `slice.sort_by(f)`). A
@@ -165,7 +186,10 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         if def_id.is_local() || caller_vouches {
             return None;
         }
-        let runs = self.code_params();
+        let runs = b.code_params.get_or_init(|| self.code_params());
+        if runs.is_empty() {
+            return None;
+        }
         let runs_given = |t: Ty<'tcx>| {
             t.walk()
                 .filter_map(|g| g.as_type())
@@ -344,9 +368,14 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         // into (`self.header_mut().set_len(n)`): the length of `self`.
         let callee = def_id
             .as_local()
-            .and_then(|l| self.cx.fn_ids.get(&l).copied())
-            .and_then(|id| self.summary_of(id));
-        if let Some(summary) = callee {
+            .and_then(|l| self.cx.fn_ids.get(&l).copied());
+        if let Some(id) = callee {
+            let Some(Some(summary)) = self.summaries.get(id.0 as usize) else {
+                return;
+            };
+            if summary.sets_len.is_empty() && summary.copies_within.is_empty() {
+                return;
+            }
             let this = Local::from_usize(1);
             let sets_self = summary.sets_len.iter().any(|&k| {
                 matches!(
@@ -786,7 +815,50 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
     /// A method of a type with a `Drop` of its own that borrows what it works on (a
     /// field of `&mut` type): the drain or cursor whose `Drop` puts the borrowed
     /// owner back in order after a panic, so copies it leaves are not the owner's.
+    /// Whether the body calls anything that makes an [`Op::Duplicate`]: only there
+    /// does a call that may unwind matter (and only there is it looked for).
+    fn makes_duplicates(&self, b: &BodyCx<'tcx>) -> bool {
+        *b.makes_duplicates.get_or_init(|| {
+            let tcx = self.tcx;
+            b.mir.basic_blocks.iter().any(|data| {
+                let Some(TerminatorKind::Call { func, .. }) =
+                    data.terminator.as_ref().map(|t| &t.kind)
+                else {
+                    return false;
+                };
+                let Some((def_id, _)) = func.const_fn_def() else {
+                    return false;
+                };
+                if let Some(id) = def_id.as_local().and_then(|l| self.cx.fn_ids.get(&l)) {
+                    return matches!(
+                        self.summaries.get(id.0 as usize),
+                        Some(Some(s)) if !s.copies_within.is_empty()
+                    );
+                }
+                matches!(
+                    tcx.item_name(def_id).as_str(),
+                    "read"
+                        | "read_unaligned"
+                        | "copy"
+                        | "copy_nonoverlapping"
+                        | "copy_to"
+                        | "copy_to_nonoverlapping"
+                        | "copy_from"
+                        | "copy_from_nonoverlapping"
+                        | "drop_in_place"
+                ) && matches!(
+                    tcx.crate_name(def_id.krate).as_str(),
+                    "core" | "std" | "alloc"
+                )
+            })
+        })
+    }
+
     fn in_borrowing_guard(&self, b: &BodyCx<'tcx>) -> bool {
+        *b.borrowing_guard.get_or_init(|| self.is_borrowing_guard(b))
+    }
+
+    fn is_borrowing_guard(&self, b: &BodyCx<'tcx>) -> bool {
         let tcx = self.tcx;
         if b.mir.arg_count == 0 {
             return false;
