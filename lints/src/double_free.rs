@@ -521,13 +521,6 @@ fn uninit_drops(
     if drops.is_empty() {
         return;
     }
-    // The roots that are not initialised on every path to each block's entry (`None`:
-    // no path reaches it yet).
-    let n = b.blocks.len();
-    let mut entry: Vec<Option<BTreeSet<RootId>>> = vec![None; n];
-    if n > 0 {
-        entry[0] = Some(BTreeSet::new());
-    }
     let transfer = |k: usize, mut state: BTreeSet<RootId>, mut found: Option<&mut Vec<(usize, usize)>>| {
         for (i, st) in b.blocks[k].stmts.iter().enumerate() {
             let initialised: Vec<ValueId> = match &st.op {
@@ -573,29 +566,12 @@ fn uninit_drops(
     };
     // Must-analysis: a root counts as not initialised at a block only when it is on
     // every path into it.
-    let mut changed = true;
-    let mut rounds = 0;
-    while changed && rounds < 4 * n + 8 {
-        changed = false;
-        rounds += 1;
-        for k in 0..n {
-            let Some(state) = entry[k].clone() else {
-                continue;
-            };
-            let exit = transfer(k, state, None);
-            for &succ in b.blocks[k].term.successors() {
-                let s = succ.0 as usize;
-                let merged = match &entry[s] {
-                    None => exit.clone(),
-                    Some(old) => old.intersection(&exit).copied().collect(),
-                };
-                if entry[s].as_ref() != Some(&merged) {
-                    entry[s] = Some(merged);
-                    changed = true;
-                }
-            }
-        }
-    }
+    let entry = forward_states(
+        b,
+        BTreeSet::new(),
+        |k, state| transfer(k, state, None),
+        |old, exit| old.intersection(exit).copied().collect(),
+    );
     let mut found = Vec::new();
     for (k, state) in entry.iter().enumerate() {
         if let Some(state) = state.clone() {
@@ -619,6 +595,47 @@ fn uninit_drops(
             diagnostic: uninit_drop_diagnostic(cx, f, pt, *value, *root, st.span),
         });
     }
+}
+
+/// A forward dataflow over the blocks of `b` to its fixed point: the state at each
+/// block's entry (`None` where no path reaches it), from `start` at the entry block.
+/// `transfer` gives a block's exit from its entry; `join` merges a predecessor's exit
+/// into what a successor's entry holds already.
+pub(crate) fn forward_states<S: Clone + PartialEq>(
+    b: &tensor_lint_analyzer::ir::Body,
+    start: S,
+    transfer: impl Fn(usize, S) -> S,
+    join: impl Fn(&S, &S) -> S,
+) -> Vec<Option<S>> {
+    let n = b.blocks.len();
+    let mut entry: Vec<Option<S>> = vec![None; n];
+    if n > 0 {
+        entry[0] = Some(start);
+    }
+    let mut changed = true;
+    let mut rounds = 0;
+    while changed && rounds < 4 * n + 8 {
+        changed = false;
+        rounds += 1;
+        for k in 0..n {
+            let Some(state) = entry[k].clone() else {
+                continue;
+            };
+            let exit = transfer(k, state);
+            for &succ in b.blocks[k].term.successors() {
+                let s = succ.0 as usize;
+                let merged = match &entry[s] {
+                    None => exit.clone(),
+                    Some(old) => join(old, &exit),
+                };
+                if entry[s].as_ref() != Some(&merged) {
+                    entry[s] = Some(merged);
+                    changed = true;
+                }
+            }
+        }
+    }
+    entry
 }
 
 fn uninit_drop_diagnostic(

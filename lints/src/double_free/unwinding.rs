@@ -172,38 +172,16 @@ pub(super) fn unwinding_double_drops(
         state
     };
     // May-analysis: a copy counts as alive at a block when it is on some path into it.
-    let n = b.blocks.len();
-    let mut entry: Vec<Option<State>> = vec![None; n];
-    if n > 0 {
-        entry[0] = Some(State::default());
-    }
-    let mut changed = true;
-    let mut rounds = 0;
-    while changed && rounds < 4 * n + 8 {
-        changed = false;
-        rounds += 1;
-        for k in 0..n {
-            let Some(state) = entry[k].clone() else {
-                continue;
-            };
-            let exit = transfer(k, state, None);
-            for &succ in b.blocks[k].term.successors() {
-                let s = succ.0 as usize;
-                let merged = match &entry[s] {
-                    None => exit.clone(),
-                    Some(old) => {
-                        let mut m = old.clone();
-                        m.join(&exit);
-                        m
-                    }
-                };
-                if entry[s].as_ref() != Some(&merged) {
-                    entry[s] = Some(merged);
-                    changed = true;
-                }
-            }
-        }
-    }
+    let entry = super::forward_states(
+        b,
+        State::default(),
+        |k, state| transfer(k, state, None),
+        |old, exit| {
+            let mut merged = old.clone();
+            merged.join(exit);
+            merged
+        },
+    );
     let mut found = Vec::new();
     for (k, state) in entry.iter().enumerate() {
         if let Some(state) = state.clone() {
