@@ -547,6 +547,7 @@ fn uninit_drops(
                     Vec::new()
                 }
                 Op::Write { value, .. }
+                | Op::Store { value, .. }
                 | Op::Escape { value, .. }
                 | Op::Release { value, .. }
                 | Op::Atomic { value, .. } => vec![*value],

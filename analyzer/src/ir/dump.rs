@@ -500,6 +500,9 @@ fn op_text(ir: &CrateIr, f: &FnIr, op: &Op) -> String {
             format!("may unwind ({cause}), dropping [{}]", d.join(", "))
         }
         Op::SetLen { value } => format!("set the length of {}", n(value)),
+        Op::Store { value, region } => {
+            format!("store an owner through {}{}", n(value), region_text(region))
+        }
         Op::InPlace { dst, srcs, method } => {
             let s: Vec<String> = srcs.iter().map(n).collect();
             format!("inplace `{method}` {} from [{}]", n(dst), s.join(", "))

@@ -478,6 +478,13 @@ pub enum Op {
     /// `v.set_len(n)`: from here the function itself decides which of `value`'s
     /// elements the vector owns.
     SetLen { value: ValueId },
+    /// An owner (a `Box`, a `Vec`) stored through `value` by `ptr::write`: the bytes of
+    /// the slot `value` points at are written, not the memory the slot's old owner
+    /// pointed to (which a pointer to the slot stands for in the IR).
+    Store {
+        value: ValueId,
+        region: Option<View>,
+    },
     /// An in-place op: `dst` is overwritten from its old value and `srcs`.
     InPlace {
         dst: ValueId,
@@ -532,6 +539,7 @@ impl Op {
             | Op::Write { value, .. }
             | Op::DropStored { value, .. }
             | Op::SetLen { value }
+            | Op::Store { value, .. }
             | Op::Claim { value, .. }
             | Op::Escape { value, .. }
             | Op::RequiresGrad { value, .. }

@@ -2264,7 +2264,16 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             Sem::PtrWrite => {
                 if let Some(p) = arg(0) {
                     let region = self.value(p).view.clone();
-                    self.emit(b, Op::Write { value: p, region }, span);
+                    // Storing an owner writes its slot, not what the old owner held.
+                    let owner = args[0]
+                        .ty
+                        .builtin_deref(true)
+                        .is_some_and(|t| types::owns_memory(self.tcx, t));
+                    if owner {
+                        self.emit(b, Op::Store { value: p, region }, span);
+                    } else {
+                        self.emit(b, Op::Write { value: p, region }, span);
+                    }
                 }
                 if let Some(v) = arg(1) {
                     if self.value(v).kind.is_memory() && args[1].moved {

@@ -151,7 +151,7 @@ pub(super) fn unwinding_double_drops(
                         .copies
                         .retain(|_, holders| !args.iter().any(|a| holders.contains(a)));
                 }
-                Op::Write { value, .. } => {
+                Op::Write { value, .. } | Op::Store { value, .. } => {
                     state
                         .copies
                         .retain(|at, _| !source(*at).is_some_and(|s| may_write(*value, s)));
