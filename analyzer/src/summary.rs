@@ -224,6 +224,7 @@ impl FnSummary {
             param_root(ir.roots.get(root.0 as usize)?)
         };
         let kind = |v: ValueId| ir.values.get(v.0 as usize).map(|v| &v.kind);
+        let params = ir.bodies.first().map_or(&[][..], |b| &b.params[..]);
         for (_, _, stmt) in ir.stmts() {
             if let Op::Atomic {
                 value,
@@ -271,20 +272,20 @@ impl FnSummary {
                 }
                 continue;
             }
-            let params = ir.bodies.first().map_or(&[][..], |b| &b.params[..]);
-            if let Op::SetLen { value } = &stmt.op {
-                s.sets_len.extend(params_of(*value));
-                s.sets_len.extend(params.iter().position(|p| p == value));
-                continue;
-            }
-            if let Op::Duplicate {
-                src,
-                how: crate::ir::DuplicateKind::Copied,
-                ..
-            } = &stmt.op
-            {
-                s.copies_within.extend(params_of(*src));
-                s.copies_within.extend(params.iter().position(|p| p == src));
+            // The parameters a length is set of, or values are copied within: through
+            // the memory they reach, or the parameter itself (`self` of a container).
+            let owned = match &stmt.op {
+                Op::SetLen { value } => Some((&mut s.sets_len, *value)),
+                Op::Duplicate {
+                    src,
+                    how: crate::ir::DuplicateKind::Copied,
+                    ..
+                } => Some((&mut s.copies_within, *src)),
+                _ => None,
+            };
+            if let Some((set, value)) = owned {
+                set.extend(params_of(value));
+                set.extend(params.iter().position(|p| *p == value));
                 continue;
             }
             let (set, value) = match &stmt.op {

@@ -785,6 +785,25 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
 
     /// What calling function `id` does, as far as known now: its summary, or what its
     /// annotations say while it is not summarised yet.
+    /// What `ptr::write` through `value` (of type `pointer_ty`) does: writes the
+    /// memory it points at, or, for an owner (a `Box`, a `Vec`), stores into its slot.
+    pub(crate) fn store_through(
+        &self,
+        pointer_ty: Ty<'tcx>,
+        value: ValueId,
+        region: Option<View>,
+    ) -> Op {
+        // Storing an owner writes its slot, not what the old owner held.
+        let owner = pointer_ty
+            .builtin_deref(true)
+            .is_some_and(|t| types::owns_memory(self.tcx, t));
+        if owner {
+            Op::Store { value, region }
+        } else {
+            Op::Write { value, region }
+        }
+    }
+
     pub(crate) fn summary_of(&self, id: FnId) -> Option<FnSummary> {
         self.summaries
             .get(id.0 as usize)
@@ -2264,16 +2283,8 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             Sem::PtrWrite => {
                 if let Some(p) = arg(0) {
                     let region = self.value(p).view.clone();
-                    // Storing an owner writes its slot, not what the old owner held.
-                    let owner = args[0]
-                        .ty
-                        .builtin_deref(true)
-                        .is_some_and(|t| types::owns_memory(self.tcx, t));
-                    if owner {
-                        self.emit(b, Op::Store { value: p, region }, span);
-                    } else {
-                        self.emit(b, Op::Write { value: p, region }, span);
-                    }
+                    let store = self.store_through(args[0].ty, p, region);
+                    self.emit(b, store, span);
                 }
                 if let Some(v) = arg(1) {
                     if self.value(v).kind.is_memory() && args[1].moved {

@@ -37,6 +37,24 @@ const PANICKING: &[&str] = &[
 /// How many MIR locals a chain of moves and aggregates is followed through.
 const MAX_MOVE_CHAIN: usize = 8;
 
+/// The first parameter: `self` of a method.
+const SELF: Local = Local::from_u32(1);
+
+/// `ptr::copy` and its methods, by name (in `core`), with which argument is the
+/// source and which the destination.
+fn copy_operands(name: &str) -> Option<(usize, usize)> {
+    match name {
+        "copy" | "copy_nonoverlapping" | "copy_to" | "copy_to_nonoverlapping" => Some((0, 1)),
+        "copy_from" | "copy_from_nonoverlapping" => Some((1, 0)),
+        _ => None,
+    }
+}
+
+/// Whether `def_id` is an item of the standard library's `core`.
+fn in_core(tcx: ty::TyCtxt<'_>, def_id: rustc_hir::def_id::DefId) -> bool {
+    tcx.crate_name(def_id.krate).as_str() == "core"
+}
+
 impl<'tcx> FnLowerer<'_, 'tcx> {
     /// A call terminator that may unwind: its [`Op::MayUnwind`], before the call.
     pub(crate) fn may_unwind_at_call(
@@ -364,8 +382,12 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         if self.in_borrowing_guard(b) {
             return;
         }
-        // A method of the crate that sets the length of what it is given a reference
-        // into (`self.header_mut().set_len(n)`): the length of `self`.
+        let pointer = |k: usize| match args.get(k).map(|a| &a.node) {
+            Some(mir::Operand::Move(p) | mir::Operand::Copy(p)) if p.projection.is_empty() => {
+                Some(p.local)
+            }
+            _ => None,
+        };
         let callee = def_id
             .as_local()
             .and_then(|l| self.cx.fn_ids.get(&l).copied());
@@ -373,39 +395,21 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             let Some(Some(summary)) = self.summaries.get(id.0 as usize) else {
                 return;
             };
-            if summary.sets_len.is_empty() && summary.copies_within.is_empty() {
-                return;
-            }
-            let this = Local::from_usize(1);
-            let sets_self = summary.sets_len.iter().any(|&k| {
-                matches!(
-                    args.get(k).map(|a| &a.node),
-                    Some(mir::Operand::Move(p) | mir::Operand::Copy(p))
-                        if p.projection.is_empty() && b.mir.arg_count >= 1
-                            && p.local != this && self.reaches_self(b, p.local)
-                )
-            });
+            // A function of the crate that sets the length of what it is given a
+            // reference into (`self.header_mut().set_len(n)`): the length of `self`.
+            // (The arguments themselves are set where the summary is applied.)
+            let sets_self = summary
+                .sets_len
+                .iter()
+                .any(|&k| pointer(k).is_some_and(|p| p != SELF && self.reaches_self(b, p)));
             if sets_self {
-                let value = self.local(b, this);
+                let value = self.local(b, SELF);
                 self.emit(b, Op::SetLen { value }, span);
             }
             // Values the callee copied within an argument's memory (`force_copy(from,
             // to, n, self)`): both places hold them, as after a `ptr::copy` here.
             for &k in &summary.copies_within {
-                let Some(mir::Operand::Move(p) | mir::Operand::Copy(p)) =
-                    args.get(k).map(|a| &a.node)
-                else {
-                    continue;
-                };
-                if !p.projection.is_empty() {
-                    continue;
-                }
-                let owner = if b.mir.arg_count >= 1 && self.reaches_self(b, p.local) {
-                    Some(self.local(b, this))
-                } else {
-                    self.owned_slot(b, p.local)
-                };
-                if let Some(owner) = owner {
+                if let Some(owner) = pointer(k).and_then(|p| self.owner_value(b, p)) {
                     self.emit(
                         b,
                         Op::Duplicate {
@@ -420,45 +424,24 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             }
             return;
         }
-        if tcx.item_name(def_id).as_str() == "drop_in_place"
-            && tcx.crate_name(def_id.krate).as_str() == "core"
-        {
-            if let Some(mir::Operand::Move(p) | mir::Operand::Copy(p)) =
-                args.first().map(|a| &a.node)
-            {
-                if p.projection.is_empty() {
-                    self.dropped_in_place(b, p.local, unwind, span);
-                }
-            }
-            return;
-        }
-        // `ptr::copy` and its methods (`p.copy_to(q, n)`): by name, in `core`.
         let name = tcx.item_name(def_id);
-        let copy = match name.as_str() {
-            "copy" | "copy_nonoverlapping" | "copy_to" | "copy_to_nonoverlapping" => Some((0, 1)),
-            "copy_from" | "copy_from_nonoverlapping" => Some((1, 0)),
-            _ => None,
-        }
-        .filter(|_| tcx.crate_name(def_id.krate).as_str() == "core");
-        let sem = match copy {
-            Some(_) => None,
-            None => match self.cx.models.of(tcx, def_id) {
-                Some(m) => Some(m.sem),
-                None => return,
-            },
-        };
-        let pointer = |k: usize| match args.get(k).map(|a| &a.node) {
-            Some(mir::Operand::Move(p) | mir::Operand::Copy(p)) if p.projection.is_empty() => {
-                Some(p.local)
+        if in_core(tcx, def_id) {
+            if name.as_str() == "drop_in_place" {
+                if let Some(p) = pointer(0) {
+                    self.dropped_in_place(b, p, unwind, span);
+                }
+                return;
             }
-            _ => None,
-        };
-        if let Some((from, to)) = copy {
-            self.copy_in_memory(b, pointer(from), pointer(to), span);
-            return;
+            if let Some((from, to)) = copy_operands(name.as_str()) {
+                self.copy_in_memory(b, pointer(from), pointer(to), span);
+                return;
+            }
         }
-        match sem {
-            Some(Sem::PtrRead) => {
+        let Some(model) = self.cx.models.of(tcx, def_id) else {
+            return;
+        };
+        match model.sem {
+            Sem::PtrRead => {
                 let Some(p) = pointer(0) else { return };
                 let ty = destination.ty(b.mir, tcx).ty;
                 if !destination.projection.is_empty() || !ty.needs_drop(tcx, self.env) {
@@ -480,7 +463,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                     span,
                 );
             }
-            Some(Sem::PtrWrite) => {
+            Sem::PtrWrite => {
                 let Some(p) = pointer(0) else { return };
                 let p_value = self.local(b, p);
                 let Some(owner) = self.owned_slot(b, p) else {
@@ -488,14 +471,9 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 };
                 if owner != p_value && self.value(p_value).kind.root().is_none() {
                     let region = self.value(p_value).view.clone();
-                    self.emit(
-                        b,
-                        Op::Write {
-                            value: owner,
-                            region,
-                        },
-                        span,
-                    );
+                    let pointer_ty = b.mir.local_decls[p].ty;
+                    let store = self.store_through(pointer_ty, owner, region);
+                    self.emit(b, store, span);
                 }
             }
             _ => {}
@@ -511,7 +489,6 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         place: &mir::Place<'tcx>,
         span: Span,
     ) {
-        let this = Local::from_usize(1);
         let counts = matches!(place.projection.first(), Some(mir::ProjectionElem::Deref))
             && place.projection.iter().all(|e| {
                 matches!(
@@ -520,12 +497,11 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 )
             })
             && place.ty(b.mir, self.tcx).ty.is_integral()
-            && b.mir.arg_count >= 1
             && !self.self_keeps_an_owner(b)
             // `self.len = n`, or `*len = n` through a reference into `self`.
-            && (place.local == this || self.reaches_self(b, place.local));
+            && self.reaches_self(b, place.local);
         if counts {
-            let value = self.local(b, this);
+            let value = self.local(b, SELF);
             self.emit(b, Op::SetLen { value }, span);
         }
     }
@@ -535,12 +511,10 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
     /// (`num_cols`) counts something else.
     fn self_keeps_an_owner(&self, b: &BodyCx<'tcx>) -> bool {
         let tcx = self.tcx;
-        let ty = b.mir.local_decls[Local::from_usize(1)].ty.peel_refs();
-        let ty::Adt(adt, args) = ty.kind() else {
-            return false;
-        };
-        adt.all_fields()
-            .any(|f| super::types::owns_memory(tcx, f.ty(tcx, args).skip_normalization()))
+        self_adt(b).is_some_and(|(adt, args)| {
+            adt.all_fields()
+                .any(|f| super::types::owns_memory(tcx, f.ty(tcx, args).skip_normalization()))
+        })
     }
 
     /// `ptr::drop_in_place(p)` of values of a type parameter, in memory an owner
@@ -564,27 +538,22 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         if !elem.has_param() || !elem.needs_drop(tcx, self.env) {
             return;
         }
-        // In a container's own method, the container is the owner (its length fields
-        // say which slots it counts).
         // A panic in `Drop::drop` does not drop `self` again (only fields with drop
         // glue of their own, which this does not follow).
         if self.in_drop_impl() {
             return;
         }
-        let this = Local::from_usize(1);
-        let of_self = b.mir.arg_count >= 1 && self.reaches_self(b, pointer);
-        let owned =
-            self.owned_slot(b, pointer).is_some() || (of_self && self.is_self_with_drop(b, this));
-        if !owned {
-            return;
-        }
-        // The owner is `self` when the memory is its (its length fields say which
-        // slots it counts).
-        let Some(owner) = (if of_self {
-            Some(self.local(b, this))
+        // In a container's own method, the container is the owner (its length fields
+        // say which slots it counts), also of slots in a `MaybeUninit` its `Drop` drops.
+        let slot = self.owned_slot(b, pointer);
+        let owner = if !self.reaches_self(b, pointer) {
+            slot
+        } else if slot.is_some() || self.is_self_with_drop(b, SELF) {
+            Some(self.local(b, SELF))
         } else {
-            self.owned_slot(b, pointer)
-        }) else {
+            None
+        };
+        let Some(owner) = owner else {
             return;
         };
         let region = self.value(self.local(b, pointer)).view.clone();
@@ -700,9 +669,20 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
 
     /// Whether pointer `local` reaches into what the first parameter (`self`) holds.
     fn reaches_self(&self, b: &BodyCx<'tcx>, local: Local) -> bool {
-        let this = Local::from_usize(1);
-        let in_self = |l: Local| l == this || self.root_origin(b, l) == Some(RootOrigin::Param(0));
-        in_self(local) || self.owned_source(b, local, 0).is_some_and(in_self)
+        let in_self = |l: Local| l == SELF || self.root_origin(b, l) == Some(RootOrigin::Param(0));
+        b.mir.arg_count >= 1
+            && (in_self(local) || self.owned_source(b, local, 0).is_some_and(in_self))
+    }
+
+    /// The owner of what pointer `local` reaches, as the IR names it: `self` for memory
+    /// of the first parameter (so that its length fields and its memory are one
+    /// owner), else the slot's owner ([`Self::owned_slot`]).
+    fn owner_value(&self, b: &BodyCx<'tcx>, local: Local) -> Option<ValueId> {
+        if self.reaches_self(b, local) {
+            Some(self.local(b, SELF))
+        } else {
+            self.owned_slot(b, local)
+        }
     }
 
     /// Where the memory pointer `local` points at comes from, when it has a root.
@@ -733,16 +713,9 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
     /// Whether `local` is the `self` of a method of a type with a `Drop` of the crate
     /// (outside that `Drop`).
     fn is_self_with_drop(&self, b: &BodyCx<'tcx>, local: Local) -> bool {
-        let tcx = self.tcx;
-        !self.in_drop_impl()
-            && local.as_usize() == 1
-            && b.mir.arg_count >= 1
-            && b.mir.local_decls[local]
-                .ty
-                .peel_refs()
-                .ty_adt_def()
-                .and_then(|adt| tcx.adt_destructor(adt.did()))
-                .is_some_and(|d| d.did.is_local())
+        local == SELF
+            && !self.in_drop_impl()
+            && self_adt(b).is_some_and(|(adt, _)| self.has_own_drop(adt))
     }
 
     /// The local owning what `local` (a pointer, a reference, or a value borrowing one
@@ -812,9 +785,6 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         }
     }
 
-    /// A method of a type with a `Drop` of its own that borrows what it works on (a
-    /// field of `&mut` type): the drain or cursor whose `Drop` puts the borrowed
-    /// owner back in order after a panic, so copies it leaves are not the owner's.
     /// Whether the body calls anything that makes an [`Op::Duplicate`]: only there
     /// does a call that may unwind matter (and only there is it looked for).
     fn makes_duplicates(&self, b: &BodyCx<'tcx>) -> bool {
@@ -835,48 +805,48 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                         Some(Some(s)) if !s.copies_within.is_empty()
                     );
                 }
-                matches!(
-                    tcx.item_name(def_id).as_str(),
-                    "read"
-                        | "read_unaligned"
-                        | "copy"
-                        | "copy_nonoverlapping"
-                        | "copy_to"
-                        | "copy_to_nonoverlapping"
-                        | "copy_from"
-                        | "copy_from_nonoverlapping"
-                        | "drop_in_place"
-                ) && matches!(
-                    tcx.crate_name(def_id.krate).as_str(),
-                    "core" | "std" | "alloc"
-                )
+                let name = tcx.item_name(def_id);
+                in_core(tcx, def_id)
+                    && (copy_operands(name.as_str()).is_some()
+                        || matches!(name.as_str(), "read" | "read_unaligned" | "drop_in_place"))
             })
         })
     }
 
+    /// A method of a type with a `Drop` of its own that borrows what it works on (a
+    /// field of `&mut` type): the drain or cursor whose `Drop` puts the borrowed
+    /// owner back in order after a panic, so copies it leaves are not the owner's.
     fn in_borrowing_guard(&self, b: &BodyCx<'tcx>) -> bool {
-        *b.borrowing_guard.get_or_init(|| self.is_borrowing_guard(b))
+        let tcx = self.tcx;
+        *b.borrowing_guard.get_or_init(|| {
+            self_adt(b).is_some_and(|(adt, _)| {
+                self.has_own_drop(adt)
+                    && adt.all_fields().any(|f| {
+                        tcx.type_of(f.did)
+                            .instantiate_identity()
+                            .skip_normalization()
+                            .is_ref()
+                    })
+            })
+        })
     }
 
-    fn is_borrowing_guard(&self, b: &BodyCx<'tcx>) -> bool {
-        let tcx = self.tcx;
-        if b.mir.arg_count == 0 {
-            return false;
-        }
-        let ty = b.mir.local_decls[Local::from_usize(1)].ty.peel_refs();
-        let ty::Adt(adt, _) = ty.kind() else {
-            return false;
-        };
-        let local_drop = tcx
+    /// Whether the crate writes a `Drop` for `adt`.
+    fn has_own_drop(&self, adt: ty::AdtDef<'tcx>) -> bool {
+        self.tcx
             .adt_destructor(adt.did())
-            .is_some_and(|d| d.did.is_local());
-        local_drop
-            && adt.all_fields().any(|f| {
-                tcx.type_of(f.did)
-                    .instantiate_identity()
-                    .skip_normalization()
-                    .is_ref()
-            })
+            .is_some_and(|d| d.did.is_local())
+    }
+}
+
+/// The type the first parameter is (or points at), when it is a struct or enum.
+fn self_adt<'tcx>(b: &BodyCx<'tcx>) -> Option<(ty::AdtDef<'tcx>, ty::GenericArgsRef<'tcx>)> {
+    if b.mir.arg_count == 0 {
+        return None;
+    }
+    match b.mir.local_decls[SELF].ty.peel_refs().kind() {
+        ty::Adt(adt, args) => Some((*adt, *args)),
+        _ => None,
     }
 }
 

@@ -21,13 +21,11 @@ use super::DOUBLE_FREE;
 type At = (usize, usize);
 
 /// What flows along the body: the copies alive (by the statement that made them,
-/// with the values holding them), and the vectors whose length the code sets itself.
+/// with the values holding them), and the owners whose length the code sets itself
+/// (or that are forgotten).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 struct State {
     copies: BTreeMap<At, BTreeSet<ValueId>>,
-    managed: BTreeSet<RootId>,
-    /// Owners with no root of their own (`self` of a container type) whose length
-    /// the code set.
     managed_owners: BTreeSet<ValueId>,
 }
 
@@ -36,7 +34,6 @@ impl State {
         for (at, holders) in &other.copies {
             self.copies.entry(*at).or_default().extend(holders);
         }
-        self.managed.extend(&other.managed);
         self.managed_owners.extend(&other.managed_owners);
     }
 }
@@ -76,27 +73,36 @@ pub(super) fn unwinding_double_drops(
     // Whether two values stand for one owner: the same value, memory of a common
     // root, or a parameter and memory the parameter's root gives (`self` and the
     // buffer `self.as_mut_ptr()` points into).
-    let param_roots = |v: ValueId| -> Vec<RootId> {
-        let Some(k) = b.params.iter().position(|p| *p == v) else {
-            return Vec::new();
-        };
-        f.roots
+    let param_roots: BTreeMap<ValueId, Vec<RootId>> = b
+        .params
+        .iter()
+        .enumerate()
+        .map(|(k, &p)| {
+            let roots = f
+                .roots
+                .iter()
+                .filter(|r| r.origin == tensor_lint_analyzer::ir::RootOrigin::Param(k))
+                .map(|r| r.id)
+                .collect();
+            (p, roots)
+        })
+        .collect();
+    let owner_roots = |v: ValueId| {
+        pt.roots(v)
             .iter()
-            .filter(|r| r.origin == tensor_lint_analyzer::ir::RootOrigin::Param(k))
-            .map(|r| r.id)
-            .collect()
+            .chain(param_roots.get(&v).into_iter().flatten())
+            .copied()
+            .collect::<Vec<RootId>>()
     };
     let same_owner = |a: ValueId, c: ValueId| {
-        let ra: Vec<RootId> = pt.roots(a).iter().copied().chain(param_roots(a)).collect();
-        let rc: Vec<RootId> = pt.roots(c).iter().copied().chain(param_roots(c)).collect();
-        a == c || ra.iter().any(|r| rc.contains(r))
+        let rc = owner_roots(c);
+        a == c || owner_roots(a).iter().any(|r| rc.contains(r))
     };
     let transfer = |k: usize, mut state: State, mut found: Option<&mut Vec<(At, At)>>| {
         for (i, st) in b.blocks[k].stmts.iter().enumerate() {
             match &st.op {
                 Op::Duplicate { dst, src, how, .. } => {
-                    let managed = state.managed_owners.iter().any(|o| same_owner(*o, *src))
-                        || pt.roots(*src).iter().any(|r| state.managed.contains(r));
+                    let managed = state.managed_owners.iter().any(|o| same_owner(*o, *src));
                     if !managed {
                         // A copy into memory has no value holding it: the owner drops it.
                         let holders = if *how != DuplicateKind::Read {
@@ -142,7 +148,6 @@ pub(super) fn unwinding_double_drops(
                     // A forgotten owner drops nothing: copies of its values are not
                     // dropped twice.
                     if forgets_owner {
-                        state.managed.extend(pt.roots(*value).iter().copied());
                         state.managed_owners.insert(*value);
                     }
                 }
@@ -157,14 +162,10 @@ pub(super) fn unwinding_double_drops(
                         .retain(|at, _| !source(*at).is_some_and(|s| may_write(*value, s)));
                 }
                 Op::SetLen { value } => {
-                    let roots = pt.roots(*value);
-                    state.managed.extend(roots.iter().copied());
                     state.managed_owners.insert(*value);
-                    state.copies.retain(|at, _| {
-                        !source(*at).is_some_and(|s| {
-                            same_owner(s, *value) || pt.roots(s).iter().any(|r| roots.contains(r))
-                        })
-                    });
+                    state
+                        .copies
+                        .retain(|at, _| !source(*at).is_some_and(|s| same_owner(s, *value)));
                 }
                 _ => {}
             }
