@@ -16,7 +16,8 @@ reductions in `corpus/README.md`: recall is what the real releases say.
 
 Build scripts that look for a native library are overridden through the `links` of the
 case (a `.cargo/config.toml` written into the extracted crate); every crate shares one
-target folder, so common dependencies are built once.
+target folder, so common dependencies are built once. A case with `fresh_lock = true`
+drops the lockfile a release ships, whose pins today's compiler rejects.
 
 usage: lintcheck/real_releases.py [--binary PATH] [--only CASE ...] [--jobs N]
 """
@@ -144,6 +145,10 @@ def run_case(binary: Path, case: dict) -> dict:
         version = case[side]
         crate_dir = lintcheck.download(case["crate"], version)
         write_links_overrides(crate_dir, case.get("links", []))
+        # A lockfile of the release that pins dependencies today's compiler rejects
+        # (an old proc-macro2): resolved afresh, as a crate without one is.
+        if case.get("fresh_lock"):
+            (crate_dir / "Cargo.lock").unlink(missing_ok=True)
         file = case[f"{side}_file"]
         text = (crate_dir / file).read_text(errors="replace") if (crate_dir / file).is_file() else ""
         # An item with no name (a derive the fix removed) is the line given.

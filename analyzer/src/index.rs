@@ -288,10 +288,30 @@ pub struct StructItem {
     /// Its `Drop` releases what a raw pointer field points to
     /// ([`ItemIndex::raw_owner`]), set once the whole crate is indexed.
     pub raw_owner: bool,
+    /// Where a `Clone` written by hand builds the clone with a raw pointer field copied
+    /// from the value cloned (compiler front end).
+    pub clone_copies_pointer: Option<Span>,
+    /// Methods that release what a pointer field points to and leave the field as it
+    /// was, which the type's `Drop` releases again (compiler front end).
+    pub released_not_reset: Vec<ReleasedNotReset>,
     /// Estimated size in bytes: the fields' sizes added, rounded up to the alignment.
     /// Field reordering by `repr(Rust)` changes only padding, which this ignores.
     pub size: Option<u64>,
     pub span: Span,
+}
+
+/// A method that releases a field its type's `Drop` releases again: see
+/// [`StructItem::released_not_reset`].
+#[derive(Clone, Debug)]
+pub struct ReleasedNotReset {
+    pub method: String,
+    pub field: String,
+    /// The method takes `self`: the value is dropped at its end (at `dropped_at`).
+    pub by_value: bool,
+    /// The method's release, and the `Drop`'s.
+    pub release: Span,
+    pub drop_release: Span,
+    pub dropped_at: Option<Span>,
 }
 
 impl StructItem {
@@ -705,6 +725,8 @@ impl FileItems {
             repr_align: repr_align(&s.attrs),
             derives_clone: derives(&s.attrs, "Clone", file),
             raw_owner: false,
+            clone_copies_pointer: None,
+            released_not_reset: Vec::new(),
             size: None,
             span: Span::from_proc_macro(file, s.ident.span()),
         });

@@ -295,7 +295,7 @@ impl FnSummary {
                 // `Box::from_raw(p)` / `Vec::from_raw_parts(p, ..)` takes `p` back into an
                 // owner: whether that owner is then dropped here is a release of its own.
                 Op::Release {
-                    how: ReleaseKind::BoxFromRaw,
+                    how: ReleaseKind::FromRaw(_),
                     ..
                 } => continue,
                 Op::Release { value, .. } => (&mut s.frees, *value),
@@ -350,7 +350,7 @@ impl FnSummary {
                         // Memory taken back into a `Box` (or `Vec`) is returned as that
                         // owner, which frees it when dropped.
                         let reclaimed = ir.stmts().any(|(_, _, st)| {
-                            matches!(&st.op, Op::Release { value, how: ReleaseKind::BoxFromRaw }
+                            matches!(&st.op, Op::Release { value, how: ReleaseKind::FromRaw(_) }
                                 if points_to.roots(*value).contains(&root.id))
                         });
                         s.returns = ReturnSummary::Alloc(if reclaimed {
@@ -370,6 +370,22 @@ impl FnSummary {
             if let Some(i) = view_of_dropped_owner(ir, &points_to, derived) {
                 s.returns = ReturnSummary::ViewOf(i);
                 s.frees.insert(i);
+            }
+        }
+        // A parameter's memory returned inside what the function builds (a field of the
+        // struct it returns, `Self { handle, .. }`): it lives on in the caller's result,
+        // which the caller keeps or drops.
+        for (_, _, stmt) in ir.stmts() {
+            if let Op::Escape {
+                value,
+                how: crate::ir::EscapeKind::Returned,
+            } = &stmt.op
+            {
+                for i in params_of(*value) {
+                    if s.returns != ReturnSummary::ViewOf(i) && !s.frees.contains(&i) {
+                        s.escapes.insert(i);
+                    }
+                }
             }
         }
         if let ReturnSummary::ViewOf(i) = s.returns {

@@ -39,6 +39,7 @@ mod callbacks;
 mod files;
 mod lower;
 mod models;
+mod released_fields;
 mod structs;
 
 use std::process::ExitCode;

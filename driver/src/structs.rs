@@ -69,6 +69,10 @@ fn struct_item(
         })
         .collect();
     let derives_clone = clone.and_then(|clone| derived_impl(tcx, clone, def.to_def_id()));
+    let raw_owner = drop_hands_raw_memory_out(tcx, adt.did(), ty);
+    let clone_copies_pointer = clone
+        .filter(|_| raw_owner)
+        .and_then(|clone| clone_copies_pointer(tcx, clone, def.to_def_id()));
     Some(StructItem {
         name: tcx.item_name(def.to_def_id()).to_string(),
         module: tcx
@@ -80,7 +84,9 @@ fn struct_item(
         fields,
         repr_align: adt.repr().align.map(|a| a.bytes()),
         derives_clone: derives_clone.and_then(|span| files.span(span)),
-        raw_owner: drop_hands_raw_memory_out(tcx, adt.did(), ty),
+        raw_owner,
+        clone_copies_pointer: clone_copies_pointer.and_then(|span| files.span(span)),
+        released_not_reset: crate::released_fields::released_not_reset(tcx, files, def.to_def_id()),
         size: layout.as_ref().map(|l| l.size.bytes()),
         span: files.span(tcx.def_ident_span(def).unwrap_or_else(|| tcx.def_span(def)))?,
     })
@@ -109,7 +115,7 @@ fn drop_hands_raw_memory_out<'tcx>(tcx: TyCtxt<'tcx>, adt: DefId, ty: Ty<'tcx>) 
     let has_raw_field = match ty.kind() {
         ty::Adt(def, args) => def
             .all_fields()
-            .any(|f| f.ty(tcx, args).skip_normalization().is_raw_ptr()),
+            .any(|f| is_pointer(tcx, f.ty(tcx, args).skip_normalization())),
         _ => false,
     };
     if !has_raw_field || !tcx.is_mir_available(local.to_def_id()) {
@@ -122,6 +128,19 @@ fn drop_hands_raw_memory_out<'tcx>(tcx: TyCtxt<'tcx>, adt: DefId, ty: Ty<'tcx>) 
     loop {
         let before = from_self.len();
         for block in mir.basic_blocks.iter() {
+            // What a call returns from `self`'s pointer (`self.ptr.as_ptr()`).
+            if let Some(TerminatorKind::Call {
+                args, destination, ..
+            }) = block.terminator.as_ref().map(|t| &t.kind)
+            {
+                let given = args.iter().any(|a| match &a.node {
+                    Operand::Copy(p) | Operand::Move(p) => from_self.contains(&p.local),
+                    _ => false,
+                });
+                if given {
+                    from_self.insert(destination.local);
+                }
+            }
             for stmt in &block.statements {
                 let StatementKind::Assign(assign) = &stmt.kind else {
                     continue;
@@ -152,13 +171,140 @@ fn drop_hands_raw_memory_out<'tcx>(tcx: TyCtxt<'tcx>, adt: DefId, ty: Ty<'tcx>) 
         };
         let outside = match func.const_fn_def() {
             None => true,
-            Some((callee, _)) => tcx.is_foreign_item(callee),
+            Some((callee, _)) => tcx.is_foreign_item(callee) || frees_raw_memory(tcx, callee),
         };
         let self_given = args.iter().any(|a| match &a.node {
             Operand::Copy(p) | Operand::Move(p) => from_self.contains(&p.local),
             _ => false,
         });
         outside && self_given
+    })
+}
+
+/// A raw pointer, or a `NonNull` one.
+fn is_pointer<'tcx>(tcx: TyCtxt<'tcx>, ty: Ty<'tcx>) -> bool {
+    ty.is_raw_ptr() || types::adt_is(tcx, ty, "core", "NonNull")
+}
+
+/// A function of the standard library that frees the memory a raw pointer reaches:
+/// `dealloc`, and the `from_raw` of an owner (`Box`, `Vec`, `String`, `CString`), whose
+/// drop frees it.
+pub(crate) fn frees_raw_memory(tcx: TyCtxt<'_>, callee: DefId) -> bool {
+    if !matches!(tcx.crate_name(callee.krate).as_str(), "alloc" | "std") {
+        return false;
+    }
+    let name = tcx.item_name(callee);
+    match name.as_str() {
+        "dealloc" => true,
+        "from_raw" | "from_raw_parts" | "from_raw_in" | "from_raw_parts_in" => {
+            let Some(imp) = tcx.impl_of_assoc(callee) else {
+                return false;
+            };
+            let self_ty = tcx.type_of(imp).instantiate_identity().skip_normalization();
+            self_ty.is_box()
+                || ["Vec", "String", "CString"]
+                    .iter()
+                    .any(|owner| types::adt_is(tcx, self_ty, "alloc", owner))
+        }
+        _ => false,
+    }
+}
+
+/// Where a `Clone` written by hand for struct `adt` builds the clone with a raw pointer
+/// field copied from the value cloned (`Self { ptr: self.ptr, .. }`), when the clone hands
+/// none of those pointers to a call first (which may take a reference count or copy
+/// what the pointer reaches).
+fn clone_copies_pointer<'tcx>(tcx: TyCtxt<'tcx>, clone: DefId, adt: DefId) -> Option<rustc_span::Span> {
+    let imp = tcx.all_impls(clone).find(|imp| {
+        let self_ty = tcx.type_of(*imp).instantiate_identity().skip_normalization();
+        imp.is_local()
+            && !tcx.is_automatically_derived(*imp)
+            && self_ty.ty_adt_def().is_some_and(|a| a.did() == adt)
+    })?;
+    let method = tcx
+        .associated_item_def_ids(imp)
+        .iter()
+        .copied()
+        .find(|m| tcx.item_name(*m).as_str() == "clone")?;
+    if !tcx.is_mir_available(method) {
+        return None;
+    }
+    let mir = tcx.optimized_mir(method);
+    // The field of `*self` each local holds (`_2 = copy ((*_1).0)`), and every local
+    // holding something read from `self`.
+    let self_local = mir::Local::from_usize(1);
+    let field_of_self = |place: &mir::Place<'tcx>| match place.projection.as_slice() {
+        [mir::PlaceElem::Deref, mir::PlaceElem::Field(f, ty)] if place.local == self_local => {
+            is_pointer(tcx, *ty).then_some(f.as_usize())
+        }
+        _ => None,
+    };
+    let mut held: rustc_data_structures::fx::FxHashMap<mir::Local, usize> = Default::default();
+    let mut from_self: FxHashSet<mir::Local> = FxHashSet::default();
+    from_self.insert(self_local);
+    for block in mir.basic_blocks.iter() {
+        for stmt in &block.statements {
+            let StatementKind::Assign(assign) = &stmt.kind else {
+                continue;
+            };
+            let (dst, rvalue) = &**assign;
+            if let Rvalue::Use(op, _) | Rvalue::Cast(_, op, _) = rvalue {
+                if let Some(place) = op.place() {
+                    if let Some(f) = field_of_self(&place) {
+                        held.insert(dst.local, f);
+                    }
+                    if from_self.contains(&place.local) {
+                        from_self.insert(dst.local);
+                    }
+                }
+            }
+        }
+    }
+    // A pointer of `self` handed to a call: the callee may count a reference.
+    let handed = mir.basic_blocks.iter().any(|block| {
+        let Some(term) = &block.terminator else {
+            return false;
+        };
+        let TerminatorKind::Call { args, .. } = &term.kind else {
+            return false;
+        };
+        args.iter().any(|a| match &a.node {
+            Operand::Copy(p) | Operand::Move(p) => {
+                held.contains_key(&p.local) || (p.local != self_local && from_self.contains(&p.local))
+            }
+            _ => false,
+        })
+    });
+    if handed {
+        return None;
+    }
+    mir.basic_blocks.iter().find_map(|block| {
+        block.statements.iter().find_map(|stmt| {
+            let StatementKind::Assign(assign) = &stmt.kind else {
+                return None;
+            };
+            let Rvalue::Aggregate(kind, operands) = &assign.1 else {
+                return None;
+            };
+            let mir::AggregateKind::Adt(built, ..) = **kind else {
+                return None;
+            };
+            if built != adt {
+                return None;
+            }
+            let copies = operands.iter_enumerated().any(|(k, op)| {
+                let field = match op {
+                    Operand::Copy(p) | Operand::Move(p) => {
+                        field_of_self(p).or_else(|| {
+                            p.projection.is_empty().then(|| held.get(&p.local).copied()).flatten()
+                        })
+                    }
+                    _ => None,
+                };
+                field == Some(k.as_usize())
+            });
+            copies.then_some(stmt.source_info.span)
+        })
     })
 }
 

@@ -98,7 +98,7 @@ use tensor_lint_analyzer::ir::{
     BlockId, BodyId, EscapeKind, FnIr, Op, OwnerCopy, ReleaseKind, RootId, RootOrigin, TyClass,
     ValueId, ValueKind,
 };
-use tensor_lint_analyzer::index::StructItem;
+use tensor_lint_analyzer::index::{ReleasedNotReset, StructItem};
 use tensor_lint_analyzer::source::Span;
 
 use crate::context::{LintContext, LintFinding};
@@ -187,7 +187,15 @@ pub(crate) fn is_raii(how: &ReleaseKind) -> bool {
 
 fn check(cx: &LintContext<'_>, out: &mut Vec<LintFinding>) {
     for s in &cx.ir.structs {
-        if let Some(d) = derived_clone_diagnostic(s) {
+        let clone = derived_clone_diagnostic(s).or_else(|| written_clone_diagnostic(s));
+        for method in &s.released_not_reset {
+            out.push(LintFinding {
+                lint: &DOUBLE_FREE,
+                proven: true,
+                diagnostic: released_not_reset_diagnostic(s, method),
+            });
+        }
+        if let Some(d) = clone {
             out.push(LintFinding {
                 lint: &DOUBLE_FREE,
                 proven: true,
@@ -267,6 +275,7 @@ fn owner_copy_diagnostic(f: &FnIr, copy: &OwnerCopy) -> Option<Diagnostic> {
     } else {
         owner_fate(f, f.value(copy.source).kind.root()?)?
     };
+
     // A pointer handed to a call (`incref(p)`) may have been given a reference of its
     // own.
     let passed = f.stmts().any(|(_, _, s)| match &s.op {
@@ -339,6 +348,54 @@ fn owner_copy_diagnostic(f: &FnIr, copy: &OwnerCopy) -> Option<Diagnostic> {
     )))
 }
 
+/// A method that releases what field `field` points to and leaves the field as it was:
+/// the type's `Drop` releases it again.
+fn released_not_reset_diagnostic(s: &StructItem, m: &ReleasedNotReset) -> Diagnostic {
+    let (ty, field, method) = (&s.name, &m.field, &m.method);
+    let mut d = Diagnostic::new(
+        Severity::Error,
+        format!("`{ty}::{method}` releases `self.{field}` and leaves it to `Drop`, which releases it again"),
+        Label::new(m.release, format!("`self.{field}` is released here and keeps its value")),
+    )
+    .with_code(DOUBLE_FREE.code())
+    .with_label(m.drop_release, format!("`Drop` releases `self.{field}` again"));
+    d = match (m.by_value, m.dropped_at) {
+        (true, Some(at)) => d.with_label(at, format!("`self` is dropped here, at the end of `{method}`")),
+        _ => d.with_note(format!(
+            "after `{method}`, dropping the `{ty}` releases the same memory a second time"
+        )),
+    };
+    let help = if m.by_value {
+        format!("give `self` up after the release (`std::mem::forget(self)`, or `ManuallyDrop`), so that `Drop` does not run")
+    } else {
+        format!(
+            "set `self.{field}` to null (or a flag `Drop` tests) after releasing it, or hold it in an `Option` and release what `take()` returns"
+        )
+    };
+    d.with_help(help)
+}
+
+/// A `Clone` written by hand for a type whose `Drop` releases what its raw pointer
+/// fields point to, which copies such a pointer into the clone: the value cloned and
+/// the clone both release it.
+fn written_clone_diagnostic(s: &StructItem) -> Option<Diagnostic> {
+    let at = s.clone_copies_pointer.filter(|_| s.raw_owner)?;
+    let ty = &s.name;
+    Some(
+        Diagnostic::new(
+            Severity::Error,
+            format!("clones of `{ty}` release the memory of the value they were cloned from"),
+            Label::new(at, "the clone built here holds the raw pointer of the value cloned"),
+        )
+        .with_code(DOUBLE_FREE.code())
+        .with_label(s.span, format!("`{ty}` releases what its raw pointers point to when dropped"))
+        .with_note("the original and every clone are each dropped, so the memory is released once per copy")
+        .with_help(
+            "give the clone memory of its own (allocate, then copy what the pointer reaches), or count the references to the shared memory",
+        ),
+    )
+}
+
 /// A type whose `Drop` releases what its raw pointer fields point to, with
 /// `#[derive(Clone)]`: every clone holds the same pointers, and the original and each
 /// clone release them.
@@ -374,7 +431,9 @@ fn check_body(f: &FnIr, pt: &PointsTo, body: BodyId, out: &mut Vec<LintFinding>)
                 Op::Alloc { root, .. } | Op::Load { root, .. } if *root == r => Step::Prune,
                 op if first.undone_by(op, pt) => Step::Prune,
                 Op::Release { value, how } if pt.roots(*value) == [r] => {
-                    let second_is_owner_drop = first.how == ReleaseKind::BoxFromRaw && is_raii(how);
+                    let second_is_owner_drop = matches!(first.how, ReleaseKind::FromRaw(_))
+                        && is_raii(how)
+                        && rebuilt_owner(f, *value);
                     if (is_raii(&first.how) && is_raii(how)) || second_is_owner_drop {
                         Step::Continue
                     } else if reported.contains(&(block, index)) {
@@ -402,11 +461,49 @@ fn check_body(f: &FnIr, pt: &PointsTo, body: BodyId, out: &mut Vec<LintFinding>)
     }
 }
 
+/// Whether `value` is an owner `Box::from_raw` (or `Vec::from_raw_parts`) rebuilt, or a
+/// move of one: its drop is the release its `from_raw` stands for (and two `from_raw`
+/// of one pointer are reported as such). The owner the pointer was taken from is not: if
+/// it is still dropped, two owners release the memory.
+fn rebuilt_owner(f: &FnIr, value: ValueId) -> bool {
+    let mut rebuilt: Vec<ValueId> = Vec::new();
+    let mut taken_back: Option<(ValueId, Span)> = None;
+    for (_, _, stmt) in f.stmts() {
+        match &stmt.op {
+            Op::Release {
+                value,
+                how: ReleaseKind::FromRaw(_),
+            } => taken_back = Some((*value, stmt.span)),
+            // The owner is a view of the pointer, made where it is taken back.
+            Op::View { dst, src, .. } if taken_back == Some((*src, stmt.span)) => {
+                rebuilt.push(*dst);
+            }
+            _ => {}
+        }
+    }
+    // Moves of the rebuilt owner, to a fixed point.
+    let mut grew = !rebuilt.is_empty();
+    while grew {
+        grew = false;
+        for (_, _, stmt) in f.stmts() {
+            let (Op::Assign { dst, src } | Op::View { dst, src, .. }) = &stmt.op else {
+                continue;
+            };
+            if rebuilt.contains(src) && !rebuilt.contains(dst) {
+                rebuilt.push(*dst);
+                grew = true;
+            }
+        }
+    }
+    rebuilt.contains(&value)
+}
+
 pub(crate) fn release_text(how: &ReleaseKind) -> String {
     match how {
         ReleaseKind::Drop => "dropped".into(),
         ReleaseKind::Dealloc => "deallocated".into(),
-        ReleaseKind::BoxFromRaw => "taken back by a box that frees it".into(),
+        ReleaseKind::FromRaw(owner) if owner == "Box" => "taken back by a box that frees it".into(),
+        ReleaseKind::FromRaw(owner) => format!("taken back by a `{owner}` that frees it"),
         ReleaseKind::Function(name) => format!("given back with `{name}`"),
         ReleaseKind::ScopeEnd => "dropped at the end of its scope".into(),
         ReleaseKind::ClosureEnd => {
@@ -428,6 +525,20 @@ fn diagnostic(f: &FnIr, pt: &PointsTo, first: &ReleaseSite, second: &ReleaseSite
             Label::new(second.span, "released here on every iteration"),
         )
         .with_note("nothing allocates it again between two iterations")
+    } else if let (ReleaseKind::FromRaw(owner), true) = (&first.how, is_raii(&second.how)) {
+        // The owner the pointer was taken from is still dropped.
+        Diagnostic::new(
+            Severity::Error,
+            format!("{what} has two owners that both free it"),
+            Label::new(
+                second.span,
+                format!("{what} is dropped here and frees the memory the `{owner}` also frees"),
+            ),
+        )
+        .with_label(
+            first.span,
+            format!("a second owner is built here: a `{owner}` that frees the memory when it is dropped"),
+        )
     } else {
         Diagnostic::new(
             Severity::Error,
@@ -458,6 +569,11 @@ fn diagnostic(f: &FnIr, pt: &PointsTo, first: &ReleaseSite, second: &ReleaseSite
 
 /// A fix that fits what is released: a pointer can be nulled, an owner cannot.
 fn help(f: &FnIr, what: &str, first: &ReleaseSite, second: &ReleaseSite) -> String {
+    if let (ReleaseKind::FromRaw(owner), true) = (&first.how, is_raii(&second.how)) {
+        return format!(
+            "give up {what} before the `{owner}` takes its memory (`std::mem::ManuallyDrop::new`, `std::mem::forget`), so that one owner frees it"
+        );
+    }
     if second.how == ReleaseKind::ScopeEnd {
         return format!(
             "let the owner's drop release {what}, or wrap the owner in `std::mem::ManuallyDrop` when {what} is released by hand"

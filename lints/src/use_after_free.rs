@@ -193,7 +193,7 @@ fn check_body(f: &FnIr, pt: &PointsTo, whole: &WholeFn, body: BodyId, out: &mut 
     let paths = PathSearch::new(f, body);
     for release in release_sites(f, pt, body) {
         // The rebuilt box owns the memory: using it is what `from_raw` is for.
-        if release.how == ReleaseKind::BoxFromRaw {
+        if matches!(release.how, ReleaseKind::FromRaw(_)) {
             continue;
         }
         let r = release.root;

@@ -448,7 +448,7 @@ fn op_text(ir: &CrateIr, f: &FnIr, op: &Op) -> String {
             let how = match how {
                 ReleaseKind::Drop => "drop".to_string(),
                 ReleaseKind::Dealloc => "dealloc".into(),
-                ReleaseKind::BoxFromRaw => "Box::from_raw".into(),
+                ReleaseKind::FromRaw(owner) => format!("{owner}::from_raw"),
                 ReleaseKind::Function(name) => format!("`{name}`"),
                 ReleaseKind::ScopeEnd => "scope end".into(),
                 ReleaseKind::ClosureEnd => "the end of the closure it was moved into".into(),

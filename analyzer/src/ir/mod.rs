@@ -260,8 +260,9 @@ pub enum ReleaseKind {
     Drop,
     /// `std::alloc::dealloc(p, layout)`.
     Dealloc,
-    /// `Box::from_raw(p)`: the box takes ownership back and frees on drop.
-    BoxFromRaw,
+    /// `Box::from_raw(p)`, `Vec::from_raw_parts(p, ..)`: an owner of the named type
+    /// (`Box`, `Vec`) takes the memory back and frees it on drop.
+    FromRaw(String),
     /// A modelled or annotated free function.
     Function(String),
     /// The owning binding goes out of scope (RAII drop at the closing brace), for

@@ -569,10 +569,10 @@ impl Lowerer<'_, '_, '_> {
                     let how = match how {
                         ReleaseHow::Drop | ReleaseHow::DropInPlace => ReleaseKind::Drop,
                         ReleaseHow::Dealloc => ReleaseKind::Dealloc,
-                        ReleaseHow::BoxFromRaw => ReleaseKind::BoxFromRaw,
+                        ReleaseHow::BoxFromRaw => ReleaseKind::FromRaw("Box".into()),
                         ReleaseHow::Function => ReleaseKind::Function(name.to_string()),
                     };
-                    let reclaim = how == ReleaseKind::BoxFromRaw;
+                    let reclaim = matches!(how, ReleaseKind::FromRaw(_));
                     self.emit(Op::Release { value: v, how }, span);
                     if reclaim {
                         // The box (or vector) owns the memory again and frees it when

@@ -67,8 +67,17 @@ pub const PATHS: &[(&str, Sem)] = &[
         "std::vec::Vec::into_raw_parts",
         Sem::Leak(LeakKind::IntoRaw, 0),
     ),
+    (
+        "std::vec::Vec::from_raw_parts",
+        Sem::Release(ReleaseHow::BoxFromRaw, 0),
+    ),
     ("std::vec::Vec::into_boxed_slice", Sem::Transparent),
     ("[T]::into_vec", Sem::Transparent),
+    // `vec![a, b, c]`: the box of the elements becomes the vector's buffer
+    (
+        "std::boxed::box_assume_init_into_vec_unsafe",
+        Sem::Transparent,
+    ),
     ("[T]::to_vec", Sem::Alloc(Ctor::Like(0))),
     // slices
     ("[T]::as_ptr", Sem::RawPtr),
@@ -167,6 +176,26 @@ pub const PATHS: &[(&str, Sem)] = &[
     // C strings: a borrowed view of the bytes a pointer reaches
     ("std::ffi::CStr::from_ptr", Sem::ViewOfArg(0)),
     ("std::ffi::CStr::as_ptr", Sem::RawPtr),
+    // C strings owned: a buffer of their own, given up by `into_raw`, taken back by
+    // `from_raw`
+    ("std::ffi::CString::new", Sem::Alloc(Ctor::Unknown)),
+    ("std::ffi::CString::into_raw", Sem::Leak(LeakKind::IntoRaw, 0)),
+    (
+        "std::ffi::CString::from_raw",
+        Sem::Release(ReleaseHow::BoxFromRaw, 0),
+    ),
+    ("std::ffi::CString::as_bytes", Sem::View(ViewKind::Whole)),
+    (
+        "std::ffi::CString::as_bytes_with_nul",
+        Sem::View(ViewKind::Whole),
+    ),
+    ("std::ffi::CString::as_c_str", Sem::View(ViewKind::Whole)),
+    ("std::string::String::as_ptr", Sem::RawPtr),
+    ("std::string::String::as_mut_ptr", Sem::RawPtr),
+    (
+        "std::string::String::from_raw_parts",
+        Sem::Release(ReleaseHow::BoxFromRaw, 0),
+    ),
     ("str::as_ptr", Sem::RawPtr),
     // ndarray's `Zip` and parallel array loops
     ("ndarray::Zip::from", Sem::ZipFrom),

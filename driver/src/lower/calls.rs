@@ -162,7 +162,10 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 }
             }
             Target::Foreign(def) => self.foreign_call(b, def, &lowered, dst, dest_ty, span),
-            Target::Unknown(name) => self.unknown_call(b, &name, &lowered, dst, span),
+            Target::Unknown(name) => {
+                self.unknown_call(b, &name, &lowered, dst, span);
+                self.wrapped(func, &lowered, dst, dest_ty);
+            }
         }
         if let Some(v) = assigned {
             b.current[destination.local.as_usize()] = v;
@@ -1343,6 +1346,36 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         Some(memory)
     }
 
+    /// A constructor of the standard library that wraps the one value it is given
+    /// (`RefCell::new(x)`, `Cell::new(x)`, `Mutex::new(x)`): the result holds `x`, as a
+    /// struct holds its fields, so what it is returned or stored with goes along.
+    fn wrapped(
+        &mut self,
+        func: &mir::Operand<'tcx>,
+        args: &[Arg<'tcx>],
+        dst: ValueId,
+        dest_ty: Ty<'tcx>,
+    ) {
+        let [Arg {
+            value: Some(v),
+            ty,
+            ..
+        }] = args
+        else {
+            return;
+        };
+        let std = func
+            .const_fn_def()
+            .is_some_and(|(d, _)| matches!(self.tcx.crate_name(d.krate).as_str(), "core" | "alloc" | "std"));
+        let holds = match dest_ty.kind() {
+            ty::Adt(_, generics) => generics.types().any(|t| t == *ty),
+            _ => false,
+        };
+        if std && holds && !ty.is_ref() {
+            self.set_field(dst, 0, 0, *v);
+        }
+    }
+
     /// A call nothing is known of: it may keep an owner or raw pointer it is given.
     pub(crate) fn unknown_call(
         &mut self,
@@ -1988,14 +2021,27 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                         self.drop_value(b, v, ty, ReleaseKind::Drop, span);
                     }
                     ReleaseHow::BoxFromRaw => {
+                        // The owner built: `Box`, `Vec`, `String`, `CString`.
+                        let owner = match dest_ty.ty_adt_def() {
+                            Some(adt) if !adt.is_box() => {
+                                self.tcx.item_name(adt.did()).to_string()
+                            }
+                            _ => "Box".to_string(),
+                        };
                         self.emit(
                             b,
                             Op::Release {
                                 value: v,
-                                how: ReleaseKind::BoxFromRaw,
+                                how: ReleaseKind::FromRaw(owner),
                             },
                             span,
                         );
+                        // The new owner frees the memory when it is dropped.
+                        let view = self.value(v).view.clone();
+                        self.derive(b, dst, v, ViewOp::Whole, view, span);
+                        if let Some(root) = self.value(v).kind.root() {
+                            self.value_mut(dst).kind = ValueKind::Root(root);
+                        }
                     }
                     ReleaseHow::Dealloc => self.emit(
                         b,

@@ -717,7 +717,9 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
     pub(crate) fn define(&mut self, v: ValueId, kind: ValueKind, view: Option<View>) {
         let defined = self.defined.contains(&v);
         let value = self.value_mut(v);
-        if defined {
+        // A place first read as memory it already held (a field of a parameter, given
+        // its root when first used) and then assigned holds either, depending on where.
+        if defined || value.kind.root().is_some() {
             value.reassigned = true;
             if value.view != view {
                 value.view = None;

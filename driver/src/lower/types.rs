@@ -192,6 +192,7 @@ pub(crate) fn owns_memory<'tcx>(tcx: TyCtxt<'tcx>, ty: Ty<'tcx>) -> bool {
         ty::Adt(..) => {
             adt_is(tcx, ty, "alloc", "Vec")
                 || adt_is(tcx, ty, "alloc", "String")
+                || adt_is(tcx, ty, "alloc", "CString")
                 || adt_is(tcx, ty, "alloc", "Cow") && cow_of_buffer(ty)
                 || adt_is(tcx, ty, "tch", "Tensor")
                 || ndarray_owned(tcx, ty) == Some(true)
