@@ -49,6 +49,8 @@ pub struct CrateIr {
     summaries: Vec<FnSummary>,
     /// The crate's structs with field types and `#[repr(align)]`.
     pub structs: Vec<StructItem>,
+    /// Pointers into locals used after the locals are gone (compiler front end).
+    pub dangling: Vec<crate::ir::DanglingPointer>,
     pub cache_line_bytes: u32,
     /// Problems with the input (malformed annotations).
     pub errors: Vec<SourceError>,
@@ -273,6 +275,7 @@ pub fn analyze_functions(
         facts,
         summaries,
         structs: Vec::new(),
+        dangling: Vec::new(),
         cache_line_bytes: options.cache_line_bytes,
         errors: Vec::new(),
     }

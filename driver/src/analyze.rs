@@ -87,6 +87,10 @@ fn run(tcx: TyCtxt<'_>, options: &Options, files: &Files) -> CrateFindings {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
     let mut ir = program::analyze_functions(&name, &annotated, &analysis, &mut lowerer, threads);
     ir.structs = crate::structs::crate_structs(tcx, files);
+    ir.dangling = fns
+        .iter()
+        .flat_map(|&def| crate::dangling::dangling_pointers(tcx, files, def))
+        .collect();
     let lint_cx = LintContext {
         ir: &ir,
         sources: &files.sources,

@@ -36,6 +36,7 @@ mod allows;
 mod analyze;
 mod annotations;
 mod callbacks;
+mod dangling;
 mod files;
 mod lower;
 mod models;

@@ -42,7 +42,7 @@ crate::declare_lint! {
 use tensor_lint_analyzer::dataflow::alloc_state::{PathAnswer, PathEnd, PathSearch, Step};
 use tensor_lint_analyzer::dataflow::PointsTo;
 use tensor_lint_analyzer::ir::{
-    BodyId, Callee, FnIr, Op, ReleaseKind, RootId, ValueId, ValueKind, ViewOp,
+    BodyId, Callee, DanglingPointer, FnIr, Op, ReleaseKind, RootId, ValueId, ValueKind, ViewOp,
 };
 
 use crate::context::{LintContext, LintFinding};
@@ -69,6 +69,60 @@ fn check(cx: &LintContext<'_>, out: &mut Vec<LintFinding>) {
             check_body(f, &facts.points_to, &whole, BodyId(b as u32), out);
         }
     }
+    for d in &cx.ir.dangling {
+        out.push(LintFinding {
+            lint: &USE_AFTER_FREE,
+            proven: true,
+            diagnostic: dangling_diagnostic(d),
+        });
+    }
+}
+
+/// A pointer into a local or a temporary used after the variable's storage is gone, or
+/// returned.
+fn dangling_diagnostic(d: &DanglingPointer) -> Diagnostic {
+    let what = match &d.target {
+        Some(name) => format!("`{name}`"),
+        None => "a temporary".to_string(),
+    };
+    if d.returned {
+        return Diagnostic::new(
+            Severity::Error,
+            format!("this returns a pointer to {what}, which is gone once the function returns"),
+            Label::new(d.at, "the pointer is returned here"),
+        )
+        .with_code(USE_AFTER_FREE.code())
+        .with_label(d.target_span, format!("{what} lives in this function's frame"))
+        .with_help(
+            "return the value itself, or take it by reference (`&self`) so that the pointer points into the caller's value",
+        );
+    }
+    let (into, after) = match &d.target {
+        Some(name) => (format!("a pointer to `{name}`"), format!("`{name}` is gone")),
+        None => ("a pointer into a temporary".to_string(), "the temporary is dropped".to_string()),
+    };
+    let used = match &d.callee {
+        Some(callee) if !callee.is_empty() => format!("the pointer is handed to `{callee}` here, after {after}"),
+        _ => format!("the pointer is used here, after {after}"),
+    };
+    let gone = match &d.target {
+        Some(name) => format!("`{name}` goes out of scope here"),
+        None => "the temporary is dropped here".to_string(),
+    };
+    let mut diag = Diagnostic::new(
+        Severity::Error,
+        format!("{into} is used after {after}"),
+        Label::new(d.at, used),
+    )
+    .with_code(USE_AFTER_FREE.code())
+    .with_label(d.gone, gone);
+    if d.target_span != d.gone {
+        diag = diag.with_label(d.target_span, format!("the pointer points into {what}"));
+    }
+    diag.with_help(match &d.target {
+        Some(_) => format!("keep {what} alive (declare it in an outer scope) until the pointer's last use"),
+        None => "bind the temporary to a variable (`let v = ..;`) that lives until the pointer's last use".to_string(),
+    })
 }
 
 /// Pointer steps whose offset is not known: address arithmetic, not an access.

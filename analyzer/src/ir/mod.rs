@@ -792,6 +792,22 @@ pub struct FnIr {
     pub returns_condition: Vec<Assumption>,
 }
 
+/// A pointer into a local or temporary of a function, used after the variable's storage
+/// is gone, or returned (compiler front end).
+#[derive(Clone, Debug)]
+pub struct DanglingPointer {
+    /// Where the pointer is used (dereferenced, handed to a call) or returned.
+    pub at: Span,
+    /// The variable it points into (`None`: a temporary), and where it is made.
+    pub target: Option<String>,
+    pub target_span: Span,
+    /// Where the variable's storage ends.
+    pub gone: Span,
+    pub returned: bool,
+    /// The function the pointer is handed to.
+    pub callee: Option<String>,
+}
+
 /// A value made to own raw memory that another owner still holds: a type whose `Drop`
 /// releases its raw pointer, built from a pointer copied out of another value of such
 /// a type (`let Owned(p, _) = source; Owned(p, ..)`, `Owned(source.0, ..)`), which a

@@ -1,0 +1,395 @@
+//! Pointers that outlive the variable they point into: a raw pointer made from a
+//! borrow of a local or a temporary (`&tmp as *const _`, `rect.raw()` on a temporary
+//! `Rect`, `&mut scratch` in a struct the function returns) that is used after the
+//! variable's storage is gone (`StorageDead`: the end of its statement, match arm or
+//! scope), or returned, when every local of the function is gone.
+//!
+//! The borrow checker sees none of this once the reference has become a raw pointer
+//! (or a field of a struct of raw pointers), so the code compiles. A forward dataflow
+//! over the function's MIR follows, for each local, the locals whose storage it may
+//! point into: through copies, casts, reborrows, the fields of structs it is stored in,
+//! and what calls return from it (a method that returns a pointer into its receiver).
+//! A use is a dereference, a call given the pointer (or a borrow of a struct holding
+//! it), and the return of it.
+
+use rustc_data_structures::fx::{FxHashMap, FxHashSet};
+use rustc_hir::def_id::LocalDefId;
+use rustc_middle::mir::{
+    self, BasicBlock, Local, Operand, Place, Rvalue, StatementKind, TerminatorKind,
+};
+use rustc_middle::ty::{self, Ty, TyCtxt};
+
+use tensor_lint_analyzer::ir::DanglingPointer;
+
+use crate::files::Files;
+
+/// What each local may point into: the locals whose storage its pointers reach.
+type PointsInto = FxHashMap<Local, FxHashSet<Local>>;
+
+/// The state before a statement: what each local may point into, and the locals whose
+/// storage is gone on some path here (with where it went).
+#[derive(Clone, Default, PartialEq)]
+struct State {
+    points: PointsInto,
+    dead: FxHashMap<Local, rustc_span::Span>,
+}
+
+impl State {
+    fn join(&mut self, other: &State) -> bool {
+        let before = (self.points.values().map(FxHashSet::len).sum::<usize>(), self.dead.len());
+        for (l, set) in &other.points {
+            self.points.entry(*l).or_default().extend(set.iter().copied());
+        }
+        for (l, at) in &other.dead {
+            self.dead.entry(*l).or_insert(*at);
+        }
+        before != (self.points.values().map(FxHashSet::len).sum::<usize>(), self.dead.len())
+    }
+
+    fn of(&self, l: Local) -> FxHashSet<Local> {
+        self.points.get(&l).cloned().unwrap_or_default()
+    }
+}
+
+/// The dangling pointers of function `def`.
+pub(crate) fn dangling_pointers(
+    tcx: TyCtxt<'_>,
+    files: &Files,
+    def: LocalDefId,
+) -> Vec<DanglingPointer> {
+    let mir = tcx.optimized_mir(def.to_def_id());
+    // Only functions that make raw pointers from borrows can hold one past its target.
+    let makes_raw = mir.basic_blocks.iter().flat_map(|b| &b.statements).any(|s| {
+        matches!(&s.kind, StatementKind::Assign(a) if matches!(a.1,
+            Rvalue::RawPtr(..) | Rvalue::Cast(mir::CastKind::PtrToPtr | mir::CastKind::PointerCoercion(..), ..)))
+    }) || mir.basic_blocks.iter().any(|b| {
+        matches!(&b.terminator().kind, TerminatorKind::Call { destination, .. }
+            if holds_raw_pointer(tcx, destination.ty(mir, tcx).ty))
+    });
+    if !makes_raw {
+        return Vec::new();
+    }
+    let env = ty::TypingEnv::post_analysis(tcx, def.to_def_id());
+    let n = mir.basic_blocks.len();
+    let mut entry: Vec<Option<State>> = vec![None; n];
+    entry[0] = Some(State::default());
+    let mut work: Vec<BasicBlock> = vec![BasicBlock::from_usize(0)];
+    let mut found: Vec<(rustc_span::Span, Local, rustc_span::Span, Use)> = Vec::new();
+    let mut rounds = 0usize;
+    while let Some(bb) = work.pop() {
+        rounds += 1;
+        // A body this large is left alone rather than followed without end.
+        if rounds > 20 * n + 100 {
+            return Vec::new();
+        }
+        let Some(mut state) = entry[bb.as_usize()].clone() else {
+            continue;
+        };
+        let data = &mir.basic_blocks[bb];
+        if data.is_cleanup {
+            continue;
+        }
+        for stmt in &data.statements {
+            step(tcx, env, mir, stmt, &mut state, &mut found);
+        }
+        terminator(tcx, mir, data.terminator(), &state, &mut found);
+        if let TerminatorKind::Call {
+            destination, args, ..
+        } = &data.terminator().kind
+        {
+            // What a call returns may point into what it was given, when its type can
+            // hold a pointer.
+            if holds_pointer(tcx, destination.ty(mir, tcx).ty) && destination.projection.is_empty() {
+                let mut set = FxHashSet::default();
+                for a in args {
+                    set.extend(operand_points(&state, &a.node));
+                }
+                state.points.insert(destination.local, set);
+            } else if destination.projection.is_empty() {
+                state.points.remove(&destination.local);
+            }
+        }
+        for succ in data.terminator().successors() {
+            if mir.basic_blocks[succ].is_cleanup {
+                continue;
+            }
+            let slot = &mut entry[succ.as_usize()];
+            let changed = match slot {
+                None => {
+                    *slot = Some(state.clone());
+                    true
+                }
+                Some(s) => s.join(&state),
+            };
+            if changed && !work.contains(&succ) {
+                work.push(succ);
+            }
+        }
+    }
+    // One finding per use site.
+    found.sort_by_key(|(at, ..)| (at.lo(), at.hi()));
+    found.dedup_by_key(|(at, ..)| *at);
+    found
+        .into_iter()
+        .filter_map(|(at, target, gone, how)| {
+            let decl = &mir.local_decls[target];
+            let name = local_name(mir, target);
+            Some(DanglingPointer {
+                at: files.span(at)?,
+                target: name,
+                target_span: files.span(decl.source_info.span)?,
+                gone: files.span(gone)?,
+                returned: matches!(how, Use::Returned),
+                callee: match how {
+                    Use::Passed(name) => Some(name),
+                    _ => None,
+                },
+            })
+        })
+        .collect()
+}
+
+/// How a dangling pointer is used.
+enum Use {
+    Deref,
+    Passed(String),
+    Returned,
+}
+
+fn step<'tcx>(
+    tcx: TyCtxt<'tcx>,
+    env: ty::TypingEnv<'tcx>,
+    mir: &mir::Body<'tcx>,
+    stmt: &mir::Statement<'tcx>,
+    state: &mut State,
+    found: &mut Vec<(rustc_span::Span, Local, rustc_span::Span, Use)>,
+) {
+    match &stmt.kind {
+        StatementKind::StorageLive(l) => {
+            state.dead.remove(l);
+        }
+        StatementKind::StorageDead(l) => {
+            state.dead.insert(*l, stmt.source_info.span);
+        }
+        StatementKind::Assign(assign) => {
+            let (dst, rvalue) = &**assign;
+            // A dereference of a dangling pointer, read or written.
+            for place in rvalue_places(rvalue).chain(std::iter::once(*dst)) {
+                check_deref(state, &place, stmt.source_info.span, found);
+            }
+            let set: FxHashSet<Local> = match rvalue {
+                // `&x`, `&raw x`, `&x.f`: the storage of `x`; `&(*p).f`: where `p` points.
+                Rvalue::Ref(_, _, place) | Rvalue::RawPtr(_, place) => {
+                    if place.projection.iter().any(|p| p == mir::PlaceElem::Deref) {
+                        state.of(place.local)
+                    } else if own_storage(tcx, env, mir.local_decls[place.local].ty) {
+                        std::iter::once(place.local).collect()
+                    } else {
+                        FxHashSet::default()
+                    }
+                }
+                Rvalue::Use(op, _) | Rvalue::Cast(_, op, _) => operand_points(state, op),
+                Rvalue::CopyForDeref(place) => state.of(place.local),
+                Rvalue::Aggregate(_, ops) => ops.iter().flat_map(|op| operand_points(state, op)).collect(),
+                _ => FxHashSet::default(),
+            };
+            if dst.projection.is_empty() {
+                // A new value: what it held before is gone.
+                if set.is_empty() {
+                    state.points.remove(&dst.local);
+                } else {
+                    state.points.insert(dst.local, set);
+                }
+            } else if !set.is_empty() {
+                // Stored into a field of `dst.local` (or where it points): the struct
+                // holds the pointer too.
+                state.points.entry(dst.local).or_default().extend(set);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn terminator<'tcx>(
+    tcx: TyCtxt<'tcx>,
+    mir: &mir::Body<'tcx>,
+    term: &mir::Terminator<'tcx>,
+    state: &State,
+    found: &mut Vec<(rustc_span::Span, Local, rustc_span::Span, Use)>,
+) {
+    let span = term.source_info.span;
+    match &term.kind {
+        TerminatorKind::Call {
+            func, args, fn_span, ..
+        } => {
+            for a in args {
+                if let Operand::Copy(p) | Operand::Move(p) = &a.node {
+                    check_deref(state, p, *fn_span, found);
+                }
+                // A pointer handed to a call after what it points into is gone.
+                let ty = a.node.ty(mir, tcx);
+                if !holds_raw_pointer(tcx, ty) && !points_to_raw(tcx, ty) {
+                    continue;
+                }
+                // What the pointer reaches, and what a struct it points to holds
+                // (`&opts` whose field points into a temporary).
+                let direct = operand_points(state, &a.node);
+                let held = direct.iter().flat_map(|t| state.of(*t));
+                let reached: FxHashSet<Local> = direct.iter().copied().chain(held).collect();
+                for target in reached {
+                    if let Some(&gone) = state.dead.get(&target) {
+                        let name = func
+                            .const_fn_def()
+                            .map(|(d, _)| tcx.def_path_str(d))
+                            .unwrap_or_default();
+                        found.push((*fn_span, target, gone, Use::Passed(name)));
+                    }
+                }
+            }
+        }
+        TerminatorKind::Return => {
+            // Every local is gone once the function returns; a raw pointer into one
+            // (not the return place, not a parameter's pointee) is dangling.
+            let ty = mir.local_decls[mir::RETURN_PLACE].ty;
+            if !holds_raw_pointer(tcx, ty) {
+                return;
+            }
+            // Shown where the returned value is made.
+            let made = mir
+                .basic_blocks
+                .iter()
+                .flat_map(|b| &b.statements)
+                .filter_map(|s| match &s.kind {
+                    StatementKind::Assign(a) if a.0.local == mir::RETURN_PLACE => Some(s.source_info.span),
+                    _ => None,
+                })
+                .last()
+                .unwrap_or(span);
+            for target in state.of(mir::RETURN_PLACE) {
+                if target != mir::RETURN_PLACE {
+                    found.push((made, target, span, Use::Returned));
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A dereference of `place` through a pointer that points into a dead local.
+fn check_deref(
+    state: &State,
+    place: &Place<'_>,
+    span: rustc_span::Span,
+    found: &mut Vec<(rustc_span::Span, Local, rustc_span::Span, Use)>,
+) {
+    if place.projection.first() != Some(&mir::PlaceElem::Deref) {
+        return;
+    }
+    for target in state.of(place.local) {
+        if let Some(&gone) = state.dead.get(&target) {
+            found.push((span, target, gone, Use::Deref));
+        }
+    }
+}
+
+/// The places an rvalue reads.
+fn rvalue_places<'a, 'tcx>(rvalue: &'a Rvalue<'tcx>) -> impl Iterator<Item = Place<'tcx>> + 'a {
+    let ops: Vec<Place<'tcx>> = match rvalue {
+        Rvalue::Use(op, _) | Rvalue::Cast(_, op, _) | Rvalue::UnaryOp(_, op) | Rvalue::Repeat(op, _) => {
+            op.place().into_iter().collect()
+        }
+        Rvalue::BinaryOp(_, pair) => [&pair.0, &pair.1].into_iter().filter_map(|o| o.place()).collect(),
+        Rvalue::Aggregate(_, ops) => ops.iter().filter_map(|o| o.place()).collect(),
+        Rvalue::CopyForDeref(p) | Rvalue::Discriminant(p) => vec![*p],
+        _ => Vec::new(),
+    };
+    ops.into_iter()
+}
+
+/// What an operand may point into.
+fn operand_points(state: &State, op: &Operand<'_>) -> FxHashSet<Local> {
+    match op {
+        // `copy (*p).f` reads what `p` points to, not a pointer into it.
+        Operand::Copy(p) | Operand::Move(p) if p.projection.iter().any(|e| e == mir::PlaceElem::Deref) => {
+            FxHashSet::default()
+        }
+        Operand::Copy(p) | Operand::Move(p) => state.of(p.local),
+        _ => FxHashSet::default(),
+    }
+}
+
+/// Whether a value of `ty` can hold a pointer into another variable: a raw pointer, a
+/// reference, or a type whose arguments hold one (`Option<&T>`, `Foo<'a>`).
+fn holds_pointer<'tcx>(tcx: TyCtxt<'tcx>, ty: Ty<'tcx>) -> bool {
+    ty.walk().any(|arg| match arg.kind() {
+        ty::GenericArgKind::Type(t) => t.is_any_ptr(),
+        ty::GenericArgKind::Lifetime(r) => !r.is_static(),
+        _ => false,
+    }) || holds_raw_pointer(tcx, ty)
+}
+
+/// Whether `ty` is or holds a raw pointer (in its arguments, or a field of a struct of
+/// the crate or a `#[repr(C)]` struct).
+fn holds_raw_pointer<'tcx>(tcx: TyCtxt<'tcx>, ty: Ty<'tcx>) -> bool {
+    if ty.walk().any(|arg| matches!(arg.kind(), ty::GenericArgKind::Type(t) if t.is_raw_ptr())) {
+        return true;
+    }
+    match ty.kind() {
+        ty::Adt(adt, args) if adt.is_struct() => adt
+            .all_fields()
+            .any(|f| f.ty(tcx, args).skip_normalization().is_raw_ptr()),
+        _ => false,
+    }
+}
+
+/// A reference or raw pointer to a value that holds a raw pointer (`&opts` of a struct
+/// of pointers handed to C).
+fn points_to_raw<'tcx>(tcx: TyCtxt<'tcx>, ty: Ty<'tcx>) -> bool {
+    ty.builtin_deref(true).is_some_and(|inner| holds_raw_pointer(tcx, inner))
+}
+
+/// Whether a pointer made from a borrow of a local of type `ty` points into the local's
+/// own storage, which ends with it: plain data (scalars, raw pointers, arrays, structs
+/// of them, `Option`, `MaybeUninit`). A borrow of an owner (a `Vec`, a `CString`, a struct that
+/// holds one, `ManuallyDrop` of one) reaches its heap memory through its methods, which
+/// outlives the variable when it is given up; the IR's own lints follow that memory.
+fn own_storage<'tcx>(tcx: TyCtxt<'tcx>, env: ty::TypingEnv<'tcx>, ty: Ty<'tcx>) -> bool {
+    if ty.is_unit() || ty.is_ref() || matches!(ty.kind(), ty::FnDef(..) | ty::Closure(..)) {
+        return false;
+    }
+    if ty.needs_drop(tcx, env) {
+        return false;
+    }
+    ty.walk().all(|arg| match arg.kind() {
+        ty::GenericArgKind::Type(t) => match t.kind() {
+            ty::Adt(adt, _) => {
+                let krate = tcx.crate_name(adt.did().krate);
+                !matches!(krate.as_str(), "core" | "alloc" | "std")
+                    || matches!(
+                        tcx.item_name(adt.did()).as_str(),
+                        "Option" | "Result" | "MaybeUninit" | "PhantomData" | "Cell" | "UnsafeCell" | "Wrapping"
+                    )
+            }
+            ty::Ref(..) | ty::Dynamic(..) | ty::Foreign(..) => false,
+            _ => true,
+        },
+        _ => true,
+    })
+}
+
+/// A local's name as the user wrote it, if it has one.
+fn local_name(mir: &mir::Body<'_>, local: Local) -> Option<String> {
+    if local == mir::Local::from_usize(1) && mir.arg_count > 0 {
+        if let Some(info) = mir.var_debug_info.iter().find(|i| {
+            matches!(i.value, mir::VarDebugInfoContents::Place(p) if p.local == local && p.projection.is_empty())
+        }) {
+            return Some(info.name.to_string());
+        }
+    }
+    mir.var_debug_info.iter().find_map(|i| match i.value {
+        mir::VarDebugInfoContents::Place(p) if p.local == local && p.projection.is_empty() => {
+            Some(i.name.to_string())
+        }
+        _ => None,
+    })
+}
