@@ -384,3 +384,47 @@ fn a_copy_within_one_owners_memory_duplicates_its_values_there() {
     assert_eq!(count(&ir(source, "shift_floats"), "bitwise copy"), 0);
     assert_eq!(count(&ir(source, "across"), "bitwise copy"), 0);
 }
+
+#[test]
+fn an_owner_rebuilt_from_a_pointer_releases_it_and_is_an_owner_of_its_own() {
+    let source = "pub fn rebuilt(mut v: Vec<u32>) -> usize {\n\
+                  let w = unsafe { Vec::from_raw_parts(v.as_mut_ptr(), v.len(), v.capacity()) };\n\
+                  std::mem::forget(v); w.len() }\n\
+                  pub fn boxed(b: Box<u32>) -> u32 { let p = Box::into_raw(b); \
+                  let again = unsafe { Box::from_raw(p) }; *again }\n";
+    let rebuilt = ir(source, "rebuilt");
+    assert_eq!(count(&rebuilt, "by Vec::from_raw"), 1, "{rebuilt}");
+    // The rebuilt vector owns the buffer and drops it at the end of its scope.
+    assert!(
+        ops(&rebuilt).any(|l| l.contains("w%") && l.contains("owns r")),
+        "{rebuilt}"
+    );
+    assert_eq!(count(&ir(source, "boxed"), "by Box::from_raw"), 1);
+}
+
+#[test]
+fn a_literal_vector_and_a_c_string_own_buffers_their_drops_release() {
+    let source = "pub fn literal() -> u32 { let v = vec![1u32, 2, 3]; v[1] }\n\
+                  pub fn c_string(s: &str) -> usize { let c = std::ffi::CString::new(s).unwrap(); \
+                  c.as_bytes().len() }\n";
+    let literal = ir(source, "literal");
+    assert!(literal.contains("alloc r0"), "{literal}");
+    assert_eq!(count(&literal, "by scope end"), 1, "{literal}");
+    let c_string = ir(source, "c_string");
+    assert!(c_string.contains("alloc r"), "{c_string}");
+    assert_eq!(count(&c_string, "by scope end"), 1, "{c_string}");
+}
+
+#[test]
+fn a_value_wrapped_by_a_standard_constructor_is_returned_with_it() {
+    let source = "use std::cell::Cell;\n\
+                  pub struct Arena { chunk: Cell<*mut u8> }\n\
+                  pub fn arena(n: usize) -> Arena { \
+                  let chunk = unsafe { std::alloc::alloc(std::alloc::Layout::array::<u8>(n).unwrap()) }; \
+                  Arena { chunk: Cell::new(chunk) } }\n";
+    let arena = ir(source, "arena");
+    assert!(
+        ops(&arena).any(|l| l.contains("chunk") && l.contains("returned")),
+        "{arena}"
+    );
+}

@@ -381,7 +381,13 @@ impl FnSummary {
                 how: crate::ir::EscapeKind::Returned,
             } = &stmt.op
             {
-                for i in params_of(*value) {
+                // A pointer parameter itself (not a field of a struct handed in by value,
+                // which a method returning `Self` hands back whole).
+                let pointers = points_to.roots(*value).iter().filter_map(|r| {
+                    let root = ir.roots.get(r.0 as usize)?;
+                    root.field.is_none().then(|| param_root(root)).flatten()
+                });
+                for i in pointers.collect::<Vec<_>>() {
                     if s.returns != ReturnSummary::ViewOf(i) && !s.frees.contains(&i) {
                         s.escapes.insert(i);
                     }

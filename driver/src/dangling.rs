@@ -23,8 +23,20 @@ use tensor_lint_analyzer::ir::DanglingPointer;
 
 use crate::files::Files;
 
+/// A local's storage a pointer may reach.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+struct Target {
+    local: Local,
+    /// The place borrowed holds pointers itself (`&bucket`, `&iter`): a call given the
+    /// borrow may return what those point to rather than a pointer into the local.
+    opaque: bool,
+    /// The pointer went through a raw pointer (`CStr::from_ptr(p)`): a reference made
+    /// from it carries no lifetime the borrow checker ties to the local.
+    laundered: bool,
+}
+
 /// What each local may point into: the locals whose storage its pointers reach.
-type PointsInto = FxHashMap<Local, FxHashSet<Local>>;
+type PointsInto = FxHashMap<Local, FxHashSet<Target>>;
 
 /// The state before a statement: what each local may point into, and the locals whose
 /// storage is gone on some path here (with where it went).
@@ -36,17 +48,27 @@ struct State {
 
 impl State {
     fn join(&mut self, other: &State) -> bool {
-        let before = (self.points.values().map(FxHashSet::len).sum::<usize>(), self.dead.len());
+        let before = (
+            self.points.values().map(FxHashSet::len).sum::<usize>(),
+            self.dead.len(),
+        );
         for (l, set) in &other.points {
-            self.points.entry(*l).or_default().extend(set.iter().copied());
+            self.points
+                .entry(*l)
+                .or_default()
+                .extend(set.iter().copied());
         }
         for (l, at) in &other.dead {
             self.dead.entry(*l).or_insert(*at);
         }
-        before != (self.points.values().map(FxHashSet::len).sum::<usize>(), self.dead.len())
+        before
+            != (
+                self.points.values().map(FxHashSet::len).sum::<usize>(),
+                self.dead.len(),
+            )
     }
 
-    fn of(&self, l: Local) -> FxHashSet<Local> {
+    fn of(&self, l: Local) -> FxHashSet<Target> {
         self.points.get(&l).cloned().unwrap_or_default()
     }
 }
@@ -94,15 +116,37 @@ pub(crate) fn dangling_pointers(
         }
         terminator(tcx, mir, data.terminator(), &state, &mut found);
         if let TerminatorKind::Call {
-            destination, args, ..
+            func,
+            destination,
+            args,
+            ..
         } = &data.terminator().kind
         {
             // What a call returns may point into what it was given, when its type can
             // hold a pointer.
-            if holds_pointer(tcx, destination.ty(mir, tcx).ty) && destination.projection.is_empty() {
+            let dest_ty = destination.ty(mir, tcx).ty;
+            if holds_pointer(tcx, dest_ty) && destination.projection.is_empty() {
+                // From the arguments the result's lifetimes tie it to (all of them for
+                // a raw pointer result, the raw pointers for a lifetime no argument has),
+                // not from a closure (what it captures by reference is not what the
+                // call returns), and not from a borrow of a place that holds pointers
+                // itself (`bucket.as_ref()`, `iter.next()` reach what those point to).
+                let linked = linked_args(tcx, mir, func, args);
+                let raw_result = dest_ty.is_raw_ptr();
                 let mut set = FxHashSet::default();
-                for a in args {
-                    set.extend(operand_points(&state, &a.node));
+                for (a, (linked, laundering)) in args.iter().zip(linked) {
+                    if !linked || is_closure(a.node.ty(mir, tcx)) {
+                        continue;
+                    }
+                    set.extend(
+                        operand_points(&state, &a.node)
+                            .into_iter()
+                            .filter(|t| !t.opaque)
+                            .map(|t| Target {
+                                laundered: t.laundered || laundering || raw_result,
+                                ..t
+                            }),
+                    );
                 }
                 state.points.insert(destination.local, set);
             } else if destination.projection.is_empty() {
@@ -126,9 +170,10 @@ pub(crate) fn dangling_pointers(
             }
         }
     }
-    // One finding per use site.
+    // One finding per variable gone, at its first use after.
     found.sort_by_key(|(at, ..)| (at.lo(), at.hi()));
-    found.dedup_by_key(|(at, ..)| *at);
+    let mut seen: FxHashSet<(Local, rustc_span::Span)> = FxHashSet::default();
+    found.retain(|(_, target, gone, _)| seen.insert((*target, *gone)));
     found
         .into_iter()
         .filter_map(|(at, target, gone, how)| {
@@ -177,22 +222,41 @@ fn step<'tcx>(
             for place in rvalue_places(rvalue).chain(std::iter::once(*dst)) {
                 check_deref(state, &place, stmt.source_info.span, found);
             }
-            let set: FxHashSet<Local> = match rvalue {
+            let set: FxHashSet<Target> = match rvalue {
                 // `&x`, `&raw x`, `&x.f`: the storage of `x`; `&(*p).f`: where `p` points.
                 Rvalue::Ref(_, _, place) | Rvalue::RawPtr(_, place) => {
                     if place.projection.iter().any(|p| p == mir::PlaceElem::Deref) {
                         state.of(place.local)
                     } else if own_storage(tcx, env, mir.local_decls[place.local].ty) {
-                        std::iter::once(place.local).collect()
+                        let borrowed = place.ty(mir, tcx).ty;
+                        std::iter::once(Target {
+                            local: place.local,
+                            opaque: holds_any_pointer(tcx, borrowed),
+                            laundered: false,
+                        })
+                        .collect()
                     } else {
                         FxHashSet::default()
                     }
                 }
                 Rvalue::Use(op, _) | Rvalue::Cast(_, op, _) => operand_points(state, op),
                 Rvalue::CopyForDeref(place) => state.of(place.local),
-                Rvalue::Aggregate(_, ops) => ops.iter().flat_map(|op| operand_points(state, op)).collect(),
+                Rvalue::Aggregate(_, ops) => ops
+                    .iter()
+                    .flat_map(|op| operand_points(state, op))
+                    .collect(),
                 _ => FxHashSet::default(),
             };
+            // Into a raw pointer: what is made from it later has no lifetime of the
+            // local's.
+            let raw = dst.ty(mir, tcx).ty.is_raw_ptr();
+            let set: FxHashSet<Target> = set
+                .into_iter()
+                .map(|t| Target {
+                    laundered: t.laundered || raw,
+                    ..t
+                })
+                .collect();
             if dst.projection.is_empty() {
                 // A new value: what it held before is gone.
                 if set.is_empty() {
@@ -220,27 +284,38 @@ fn terminator<'tcx>(
     let span = term.source_info.span;
     match &term.kind {
         TerminatorKind::Call {
-            func, args, fn_span, ..
+            func,
+            args,
+            fn_span,
+            ..
         } => {
             for a in args {
                 if let Operand::Copy(p) | Operand::Move(p) = &a.node {
                     check_deref(state, p, *fn_span, found);
                 }
-                // A pointer handed to a call after what it points into is gone.
+                // A pointer handed to a call after what it points into is gone: a raw
+                // one, or a reference made from one.
                 let ty = a.node.ty(mir, tcx);
-                if !holds_raw_pointer(tcx, ty) && !points_to_raw(tcx, ty) {
+                let raw = holds_raw_pointer(tcx, ty) || points_to_raw(tcx, ty);
+                if !raw && !holds_pointer(tcx, ty) {
                     continue;
                 }
                 // What the pointer reaches, and what a struct it points to holds
                 // (`&opts` whose field points into a temporary).
                 let direct = operand_points(state, &a.node);
-                let held = direct.iter().flat_map(|t| state.of(*t));
-                let reached: FxHashSet<Local> = direct.iter().copied().chain(held).collect();
+                let held = direct.iter().flat_map(|t| state.of(t.local));
+                let reached: FxHashSet<Local> = direct
+                    .iter()
+                    .copied()
+                    .chain(held)
+                    .filter(|t| raw || t.laundered)
+                    .map(|t| t.local)
+                    .collect();
                 for target in reached {
                     if let Some(&gone) = state.dead.get(&target) {
                         let name = func
                             .const_fn_def()
-                            .map(|(d, _)| tcx.def_path_str(d))
+                            .map(|(d, _)| without_generics(&tcx.def_path_str(d)))
                             .unwrap_or_default();
                         found.push((*fn_span, target, gone, Use::Passed(name)));
                     }
@@ -260,14 +335,16 @@ fn terminator<'tcx>(
                 .iter()
                 .flat_map(|b| &b.statements)
                 .filter_map(|s| match &s.kind {
-                    StatementKind::Assign(a) if a.0.local == mir::RETURN_PLACE => Some(s.source_info.span),
+                    StatementKind::Assign(a) if a.0.local == mir::RETURN_PLACE => {
+                        Some(s.source_info.span)
+                    }
                     _ => None,
                 })
-                .last()
+                .next_back()
                 .unwrap_or(span);
             for target in state.of(mir::RETURN_PLACE) {
-                if target != mir::RETURN_PLACE {
-                    found.push((made, target, span, Use::Returned));
+                if target.local != mir::RETURN_PLACE {
+                    found.push((made, target.local, span, Use::Returned));
                 }
             }
         }
@@ -286,8 +363,8 @@ fn check_deref(
         return;
     }
     for target in state.of(place.local) {
-        if let Some(&gone) = state.dead.get(&target) {
-            found.push((span, target, gone, Use::Deref));
+        if let Some(&gone) = state.dead.get(&target.local) {
+            found.push((span, target.local, gone, Use::Deref));
         }
     }
 }
@@ -295,10 +372,14 @@ fn check_deref(
 /// The places an rvalue reads.
 fn rvalue_places<'a, 'tcx>(rvalue: &'a Rvalue<'tcx>) -> impl Iterator<Item = Place<'tcx>> + 'a {
     let ops: Vec<Place<'tcx>> = match rvalue {
-        Rvalue::Use(op, _) | Rvalue::Cast(_, op, _) | Rvalue::UnaryOp(_, op) | Rvalue::Repeat(op, _) => {
-            op.place().into_iter().collect()
-        }
-        Rvalue::BinaryOp(_, pair) => [&pair.0, &pair.1].into_iter().filter_map(|o| o.place()).collect(),
+        Rvalue::Use(op, _)
+        | Rvalue::Cast(_, op, _)
+        | Rvalue::UnaryOp(_, op)
+        | Rvalue::Repeat(op, _) => op.place().into_iter().collect(),
+        Rvalue::BinaryOp(_, pair) => [&pair.0, &pair.1]
+            .into_iter()
+            .filter_map(|o| o.place())
+            .collect(),
         Rvalue::Aggregate(_, ops) => ops.iter().filter_map(|o| o.place()).collect(),
         Rvalue::CopyForDeref(p) | Rvalue::Discriminant(p) => vec![*p],
         _ => Vec::new(),
@@ -306,11 +387,56 @@ fn rvalue_places<'a, 'tcx>(rvalue: &'a Rvalue<'tcx>) -> impl Iterator<Item = Pla
     ops.into_iter()
 }
 
+/// Which arguments of a call its result may point into, and whether through a raw
+/// pointer: those whose lifetimes the result's type has (by the callee's signature);
+/// all of them when the result has no lifetime (a raw pointer); the raw pointers when
+/// its lifetime is none of theirs (`CStr::from_ptr`).
+fn linked_args<'tcx>(
+    tcx: TyCtxt<'tcx>,
+    mir: &mir::Body<'tcx>,
+    func: &Operand<'tcx>,
+    args: &[rustc_span::Spanned<Operand<'tcx>>],
+) -> Vec<(bool, bool)> {
+    let all = vec![(true, false); args.len()];
+    let Some((def, _)) = func.const_fn_def() else {
+        return all;
+    };
+    let sig = tcx.fn_sig(def).skip_binder().skip_binder();
+    let regions = |ty: Ty<'tcx>| -> Vec<ty::Region<'tcx>> {
+        ty.walk()
+            .filter_map(|a| match a.kind() {
+                ty::GenericArgKind::Lifetime(r) if !r.is_static() => Some(r),
+                _ => None,
+            })
+            .collect()
+    };
+    let out = regions(sig.output());
+    if out.is_empty() || sig.inputs().len() != args.len() {
+        return all;
+    }
+    let tied: Vec<bool> = sig
+        .inputs()
+        .iter()
+        .map(|input| regions(*input).iter().any(|r| out.contains(r)))
+        .collect();
+    if tied.iter().any(|t| *t) {
+        return tied.into_iter().map(|t| (t, false)).collect();
+    }
+    args.iter()
+        .map(|a| {
+            let raw = a.node.ty(mir, tcx).is_raw_ptr();
+            (raw, raw)
+        })
+        .collect()
+}
+
 /// What an operand may point into.
-fn operand_points(state: &State, op: &Operand<'_>) -> FxHashSet<Local> {
+fn operand_points(state: &State, op: &Operand<'_>) -> FxHashSet<Target> {
     match op {
         // `copy (*p).f` reads what `p` points to, not a pointer into it.
-        Operand::Copy(p) | Operand::Move(p) if p.projection.iter().any(|e| e == mir::PlaceElem::Deref) => {
+        Operand::Copy(p) | Operand::Move(p)
+            if p.projection.iter().any(|e| e == mir::PlaceElem::Deref) =>
+        {
             FxHashSet::default()
         }
         Operand::Copy(p) | Operand::Move(p) => state.of(p.local),
@@ -331,7 +457,10 @@ fn holds_pointer<'tcx>(tcx: TyCtxt<'tcx>, ty: Ty<'tcx>) -> bool {
 /// Whether `ty` is or holds a raw pointer (in its arguments, or a field of a struct of
 /// the crate or a `#[repr(C)]` struct).
 fn holds_raw_pointer<'tcx>(tcx: TyCtxt<'tcx>, ty: Ty<'tcx>) -> bool {
-    if ty.walk().any(|arg| matches!(arg.kind(), ty::GenericArgKind::Type(t) if t.is_raw_ptr())) {
+    if ty
+        .walk()
+        .any(|arg| matches!(arg.kind(), ty::GenericArgKind::Type(t) if t.is_raw_ptr()))
+    {
         return true;
     }
     match ty.kind() {
@@ -342,10 +471,48 @@ fn holds_raw_pointer<'tcx>(tcx: TyCtxt<'tcx>, ty: Ty<'tcx>) -> bool {
     }
 }
 
+/// A closure, or a reference to one.
+fn is_closure(ty: Ty<'_>) -> bool {
+    let ty = ty.builtin_deref(true).unwrap_or(ty);
+    matches!(ty.kind(), ty::Closure(..) | ty::CoroutineClosure(..))
+}
+
+/// Whether a variable of type `ty` holds a pointer to memory elsewhere: a raw pointer,
+/// a reference, `NonNull`, a type that borrows (`IterMut<'a, T>`), or one with such a
+/// field (a few levels deep).
+fn holds_any_pointer<'tcx>(tcx: TyCtxt<'tcx>, ty: Ty<'tcx>) -> bool {
+    holds_any_pointer_at(tcx, ty, 0)
+}
+
+fn holds_any_pointer_at<'tcx>(tcx: TyCtxt<'tcx>, ty: Ty<'tcx>, depth: u32) -> bool {
+    let borrows = ty.walk().any(|arg| match arg.kind() {
+        ty::GenericArgKind::Type(t) => t.is_any_ptr(),
+        ty::GenericArgKind::Lifetime(r) => !r.is_static(),
+        _ => false,
+    });
+    if borrows || crate::lower::types::adt_is(tcx, ty, "core", "NonNull") {
+        return true;
+    }
+    if depth >= 3 {
+        return false;
+    }
+    match ty.kind() {
+        ty::Adt(adt, args) => adt
+            .all_fields()
+            .any(|f| holds_any_pointer_at(tcx, f.ty(tcx, args).skip_normalization(), depth + 1)),
+        ty::Tuple(parts) => parts
+            .iter()
+            .any(|t| holds_any_pointer_at(tcx, t, depth + 1)),
+        ty::Array(elem, _) => holds_any_pointer_at(tcx, *elem, depth + 1),
+        _ => false,
+    }
+}
+
 /// A reference or raw pointer to a value that holds a raw pointer (`&opts` of a struct
 /// of pointers handed to C).
 fn points_to_raw<'tcx>(tcx: TyCtxt<'tcx>, ty: Ty<'tcx>) -> bool {
-    ty.builtin_deref(true).is_some_and(|inner| holds_raw_pointer(tcx, inner))
+    ty.builtin_deref(true)
+        .is_some_and(|inner| holds_raw_pointer(tcx, inner))
 }
 
 /// Whether a pointer made from a borrow of a local of type `ty` points into the local's
@@ -367,7 +534,13 @@ fn own_storage<'tcx>(tcx: TyCtxt<'tcx>, env: ty::TypingEnv<'tcx>, ty: Ty<'tcx>) 
                 !matches!(krate.as_str(), "core" | "alloc" | "std")
                     || matches!(
                         tcx.item_name(adt.did()).as_str(),
-                        "Option" | "Result" | "MaybeUninit" | "PhantomData" | "Cell" | "UnsafeCell" | "Wrapping"
+                        "Option"
+                            | "Result"
+                            | "MaybeUninit"
+                            | "PhantomData"
+                            | "Cell"
+                            | "UnsafeCell"
+                            | "Wrapping"
                     )
             }
             ty::Ref(..) | ty::Dynamic(..) | ty::Foreign(..) => false,
@@ -392,4 +565,19 @@ fn local_name(mir: &mir::Body<'_>, local: Local) -> Option<String> {
         }
         _ => None,
     })
+}
+
+/// A path as a user reads it: `std::option::Option::<T>::unwrap_or` without `::<T>`.
+fn without_generics(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    let mut depth = 0usize;
+    for c in path.chars() {
+        match c {
+            '<' => depth += 1,
+            '>' => depth = depth.saturating_sub(1),
+            _ if depth == 0 => out.push(c),
+            _ => {}
+        }
+    }
+    out.replace("::::", "::")
 }

@@ -48,8 +48,15 @@ pub(crate) fn released_not_reset(
     let called_by_drop: FxHashSet<DefId> = callees(drop_mir).collect();
     let mut drop_releases = field_releases(tcx, drop_mir, true);
     for &helper in &called_by_drop {
-        let own = helper.as_local().is_some_and(|local| receiver(tcx, local) == Some(true));
-        if own && tcx.is_mir_available(helper) && tcx.opt_parent(helper).is_some_and(|imp| tcx.inherent_impls(adt).contains(&imp)) {
+        let own = helper
+            .as_local()
+            .is_some_and(|local| receiver(tcx, local) == Some(true));
+        if own
+            && tcx.is_mir_available(helper)
+            && tcx
+                .opt_parent(helper)
+                .is_some_and(|imp| tcx.inherent_impls(adt).contains(&imp))
+        {
             drop_releases.extend(field_releases(tcx, tcx.optimized_mir(helper), true));
         }
     }
@@ -85,14 +92,16 @@ pub(crate) fn released_not_reset(
             let mir = tcx.optimized_mir(method);
             // A method that sets a field `Drop` tests (a `closed` flag) tells it.
             let written = fields_written(mir, by_ref);
-            if written.iter().any(|f| drop_reads.contains(f) && !drop_releases.iter().any(|d| d.field == *f)) {
+            if written
+                .iter()
+                .any(|f| drop_reads.contains(f) && !drop_releases.iter().any(|d| d.field == *f))
+            {
                 continue;
             }
             for release in field_releases(tcx, mir, by_ref) {
-                let Some(again) = drop_releases
-                    .iter()
-                    .find(|d| d.field == release.field && same_release(tcx, d.callee, release.callee))
-                else {
+                let Some(again) = drop_releases.iter().find(|d| {
+                    d.field == release.field && same_release(tcx, d.callee, release.callee)
+                }) else {
                     continue;
                 };
                 let Some(dropped_at) = left_as_it_was(mir, release.block, by_ref) else {
@@ -145,10 +154,12 @@ fn same_release(tcx: TyCtxt<'_>, a: DefId, b: DefId) -> bool {
 
 /// The functions `mir` calls.
 fn callees<'a, 'tcx>(mir: &'a mir::Body<'tcx>) -> impl Iterator<Item = DefId> + use<'a, 'tcx> {
-    mir.basic_blocks.iter().filter_map(|block| match &block.terminator().kind {
-        TerminatorKind::Call { func, .. } => func.const_fn_def().map(|(d, _)| d),
-        _ => None,
-    })
+    mir.basic_blocks
+        .iter()
+        .filter_map(|block| match &block.terminator().kind {
+            TerminatorKind::Call { func, .. } => func.const_fn_def().map(|(d, _)| d),
+            _ => None,
+        })
 }
 
 /// The field of `self` a place is (`(*_1).f` for a `&mut self`, `_1.f` for `self`).
@@ -171,8 +182,12 @@ fn field_releases(tcx: TyCtxt<'_>, mir: &mir::Body<'_>, by_ref: bool) -> Vec<Fie
     let mut held: rustc_data_structures::fx::FxHashMap<mir::Local, usize> = Default::default();
     let from = |held: &rustc_data_structures::fx::FxHashMap<mir::Local, usize>,
                 op: &Operand<'_>| match op {
-        Operand::Copy(p) | Operand::Move(p) => self_field(p, by_ref)
-            .or_else(|| p.projection.is_empty().then(|| held.get(&p.local).copied()).flatten()),
+        Operand::Copy(p) | Operand::Move(p) => self_field(p, by_ref).or_else(|| {
+            p.projection
+                .is_empty()
+                .then(|| held.get(&p.local).copied())
+                .flatten()
+        }),
         _ => None,
     };
     loop {
@@ -202,9 +217,9 @@ fn field_releases(tcx: TyCtxt<'_>, mir: &mir::Body<'_>, by_ref: bool) -> Vec<Fie
             } = &block.terminator().kind
             {
                 // A pointer method of the field (`as_ptr`, `cast`) gives the same pointer.
-                let pointer_method = func
-                    .const_fn_def()
-                    .is_some_and(|(d, _)| matches!(tcx.crate_name(d.krate).as_str(), "core" | "std"));
+                let pointer_method = func.const_fn_def().is_some_and(|(d, _)| {
+                    matches!(tcx.crate_name(d.krate).as_str(), "core" | "std")
+                });
                 if pointer_method && args.len() == 1 {
                     if let Some(f) = from(&held, &args[0].node) {
                         if destination.projection.is_empty() {
@@ -223,7 +238,13 @@ fn field_releases(tcx: TyCtxt<'_>, mir: &mir::Body<'_>, by_ref: bool) -> Vec<Fie
         if block.is_cleanup {
             continue;
         }
-        let TerminatorKind::Call { func, args, fn_span, .. } = &block.terminator().kind else {
+        let TerminatorKind::Call {
+            func,
+            args,
+            fn_span,
+            ..
+        } = &block.terminator().kind
+        else {
             continue;
         };
         let Some((callee, _)) = func.const_fn_def() else {
@@ -339,7 +360,12 @@ fn left_as_it_was(
 fn fields_read(mir: &mir::Body<'_>) -> FxHashSet<usize> {
     struct Reads(FxHashSet<usize>);
     impl<'tcx> Visitor<'tcx> for Reads {
-        fn visit_place(&mut self, place: &mir::Place<'tcx>, context: PlaceContext, _: mir::Location) {
+        fn visit_place(
+            &mut self,
+            place: &mir::Place<'tcx>,
+            context: PlaceContext,
+            _: mir::Location,
+        ) {
             if let PlaceContext::NonMutatingUse(_) = context {
                 if let Some(f) = self_field(place, true) {
                     self.0.insert(f);

@@ -214,9 +214,16 @@ pub(crate) fn frees_raw_memory(tcx: TyCtxt<'_>, callee: DefId) -> bool {
 /// field copied from the value cloned (`Self { ptr: self.ptr, .. }`), when the clone hands
 /// none of those pointers to a call first (which may take a reference count or copy
 /// what the pointer reaches).
-fn clone_copies_pointer<'tcx>(tcx: TyCtxt<'tcx>, clone: DefId, adt: DefId) -> Option<rustc_span::Span> {
+fn clone_copies_pointer<'tcx>(
+    tcx: TyCtxt<'tcx>,
+    clone: DefId,
+    adt: DefId,
+) -> Option<rustc_span::Span> {
     let imp = tcx.all_impls(clone).find(|imp| {
-        let self_ty = tcx.type_of(*imp).instantiate_identity().skip_normalization();
+        let self_ty = tcx
+            .type_of(*imp)
+            .instantiate_identity()
+            .skip_normalization();
         imp.is_local()
             && !tcx.is_automatically_derived(*imp)
             && self_ty.ty_adt_def().is_some_and(|a| a.did() == adt)
@@ -270,7 +277,8 @@ fn clone_copies_pointer<'tcx>(tcx: TyCtxt<'tcx>, clone: DefId, adt: DefId) -> Op
         };
         args.iter().any(|a| match &a.node {
             Operand::Copy(p) | Operand::Move(p) => {
-                held.contains_key(&p.local) || (p.local != self_local && from_self.contains(&p.local))
+                held.contains_key(&p.local)
+                    || (p.local != self_local && from_self.contains(&p.local))
             }
             _ => false,
         })
@@ -294,11 +302,12 @@ fn clone_copies_pointer<'tcx>(tcx: TyCtxt<'tcx>, clone: DefId, adt: DefId) -> Op
             }
             let copies = operands.iter_enumerated().any(|(k, op)| {
                 let field = match op {
-                    Operand::Copy(p) | Operand::Move(p) => {
-                        field_of_self(p).or_else(|| {
-                            p.projection.is_empty().then(|| held.get(&p.local).copied()).flatten()
-                        })
-                    }
+                    Operand::Copy(p) | Operand::Move(p) => field_of_self(p).or_else(|| {
+                        p.projection
+                            .is_empty()
+                            .then(|| held.get(&p.local).copied())
+                            .flatten()
+                    }),
                     _ => None,
                 };
                 field == Some(k.as_usize())

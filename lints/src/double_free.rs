@@ -33,7 +33,26 @@ crate::declare_lint! {
     /// a new value of it built from a pointer copied out of another (`let Owned(p, _) =
     /// other; Owned(p, ..)`), which leaves `other` whole and dropped. Forgetting the old
     /// owner first, or handing the pointer to a call (which may take a reference for
-    /// the new owner), is not reported.
+    /// the new owner), is not reported. With the compiler front end also: a `Clone`
+    /// written by hand that builds the clone with such a pointer field copied from the
+    /// value cloned (`Self { data: self.data, .. }`), unless it hands the pointer to a
+    /// call first (`retain(self.handle)`); an owner rebuilt from a pointer with
+    /// `Vec::from_raw_parts`, `String::from_raw_parts`, `Box::from_raw` or
+    /// `CString::from_raw` while the owner it was taken from (a `Vec`, a `Box`, a
+    /// struct whose `Drop` frees it) is still dropped. Giving the first owner up
+    /// (`ManuallyDrop::new`, `mem::forget`, `into_raw_parts`, `into_raw`) is not
+    /// reported.
+    ///
+    /// Released but not reset (compiler front end): a method of a type with its own
+    /// `Drop` that releases what a pointer field points to, with the function `Drop`
+    /// releases it with (or, for memory of the standard library's owners, `dealloc` or
+    /// a `from_raw`), and leaves the field as it was on some path to its return: the
+    /// value is still dropped (by the caller after a `&mut self` method, at the end of
+    /// one taking `self`), and `Drop` releases it again. Not reported: a method that
+    /// writes a field of `self` after the release (the field reset to null) or hands
+    /// `self` to a call then, one that sets a field `Drop` reads (a `closed` flag), one
+    /// taking `self` that gives it up (`mem::forget(self)`), a method `Drop` calls
+    /// itself, and a `&mut self` method the crate does not export.
     ///
     /// Memory dropped before it ever held a value is reported too (with the compiler
     /// front end, which sees the drops an assignment makes): an assignment through a
@@ -366,7 +385,7 @@ fn released_not_reset_diagnostic(s: &StructItem, m: &ReleasedNotReset) -> Diagno
         )),
     };
     let help = if m.by_value {
-        format!("give `self` up after the release (`std::mem::forget(self)`, or `ManuallyDrop`), so that `Drop` does not run")
+        "give `self` up after the release (`std::mem::forget(self)`, or `ManuallyDrop`), so that `Drop` does not run".to_string()
     } else {
         format!(
             "set `self.{field}` to null (or a flag `Drop` tests) after releasing it, or hold it in an `Option` and release what `take()` returns"

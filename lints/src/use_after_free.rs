@@ -13,6 +13,20 @@ crate::declare_lint! {
     /// returns pointers into them: each is dropped when the closure returns, so the
     /// list of pointers collected from it dangles.
     ///
+    /// With the compiler front end, pointers into the storage of a local or a
+    /// temporary are followed too: a raw pointer made from a borrow of one (`&tmp as
+    /// *const _`, a method that returns a pointer into its receiver called on a
+    /// temporary, a field of an options struct set to such a pointer) that is
+    /// dereferenced or handed to a call after the variable's storage is gone (the end
+    /// of its statement, match arm or scope, as the compiler places it), and a pointer
+    /// into a local or a by-value parameter that the function returns. Only variables
+    /// of plain data are followed (numbers, raw pointers, arrays and structs of them,
+    /// `Option`, `MaybeUninit`): a borrow of an owner (`Vec`, `CString`) reaches its
+    /// heap memory, which the other rules follow, and so does a call on a variable
+    /// that holds a pointer or a borrow (`iter.next()`, `bucket.as_ref()`). A
+    /// temporary whose lifetime the compiler extends (`let p = &make() as *const _;`)
+    /// lives to the end of its block and is not reported.
+    ///
     /// ### Why is this bad
     /// Released memory belongs to the allocator or the pool again. Reading it returns
     /// another tensor's data; writing it corrupts another tensor, usually one that a
@@ -318,8 +332,11 @@ fn diagnostic(
     // A callee that takes an owner by value and returns a view of it: the release and
     // the view are one call.
     let dropped_by_callee = release.span == span && how == "viewed";
-    let later_iteration =
-        !dropped_by_callee && (span.lo < release.span.lo || release.span.contains(span));
+    // A use before the release in the text comes round again, unless it encloses the
+    // release (a call whose arguments drop what it is then given).
+    let later_iteration = !dropped_by_callee
+        && !(span.contains(release.span) && span != release.span)
+        && (span.lo < release.span.lo || release.span.contains(span));
     if dropped_by_callee {
         let owner = released_name
             .as_ref()

@@ -134,6 +134,12 @@ pub const PATHS: &[(&str, Sem)] = &[
     ("std::option::Option::unwrap_unchecked", Sem::Transparent),
     ("std::result::Result::unwrap", Sem::Transparent),
     ("std::result::Result::expect", Sem::Transparent),
+    ("std::result::Result::unwrap_or_else", Sem::Transparent),
+    ("std::result::Result::unwrap_or", Sem::Transparent),
+    ("std::result::Result::unwrap_or_default", Sem::Transparent),
+    ("std::option::Option::unwrap_or_else", Sem::Transparent),
+    ("std::option::Option::unwrap_or", Sem::Transparent),
+    ("std::option::Option::unwrap_or_default", Sem::Transparent),
     (
         "std::ptr::NonNull::new_unchecked",
         Sem::View(ViewKind::Whole),
@@ -190,8 +196,6 @@ pub const PATHS: &[(&str, Sem)] = &[
         Sem::View(ViewKind::Whole),
     ),
     ("std::ffi::CString::as_c_str", Sem::View(ViewKind::Whole)),
-    ("std::string::String::as_ptr", Sem::RawPtr),
-    ("std::string::String::as_mut_ptr", Sem::RawPtr),
     (
         "std::string::String::from_raw_parts",
         Sem::Release(ReleaseHow::BoxFromRaw, 0),

@@ -402,6 +402,15 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 return true;
             }
         }
+        // `opt.map_or(default, f)`: what `f` makes of the payload, or the default.
+        let payload_map_or = matches!(item.as_str(), "map_or" | "map_or_else")
+            && of_impl_on(&[("core", "Option"), ("core", "Result")]);
+        if let (true, [opt, _, f]) = (payload_map_or, args) {
+            let dest_ty = destination.ty(b.mir, tcx).ty;
+            if self.mapped_payload(b, &[*opt, *f], dst, dest_ty, span) {
+                return true;
+            }
+        }
         let Some(trait_id) = tcx.trait_of_assoc(def_id) else {
             return false;
         };
@@ -1357,16 +1366,17 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         dest_ty: Ty<'tcx>,
     ) {
         let [Arg {
-            value: Some(v),
-            ty,
-            ..
+            value: Some(v), ty, ..
         }] = args
         else {
             return;
         };
-        let std = func
-            .const_fn_def()
-            .is_some_and(|(d, _)| matches!(self.tcx.crate_name(d.krate).as_str(), "core" | "alloc" | "std"));
+        let std = func.const_fn_def().is_some_and(|(d, _)| {
+            matches!(
+                self.tcx.crate_name(d.krate).as_str(),
+                "core" | "alloc" | "std"
+            )
+        });
         let holds = match dest_ty.kind() {
             ty::Adt(_, generics) => generics.types().any(|t| t == *ty),
             _ => false,
@@ -2023,9 +2033,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                     ReleaseHow::BoxFromRaw => {
                         // The owner built: `Box`, `Vec`, `String`, `CString`.
                         let owner = match dest_ty.ty_adt_def() {
-                            Some(adt) if !adt.is_box() => {
-                                self.tcx.item_name(adt.did()).to_string()
-                            }
+                            Some(adt) if !adt.is_box() => self.tcx.item_name(adt.did()).to_string(),
                             _ => "Box".to_string(),
                         };
                         self.emit(
