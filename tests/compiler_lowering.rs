@@ -428,3 +428,17 @@ fn a_value_wrapped_by_a_standard_constructor_is_returned_with_it() {
         "{arena}"
     );
 }
+
+#[test]
+fn a_pointer_loaded_from_an_atomic_is_read_from_memory_each_time() {
+    let source = "use std::sync::atomic::{AtomicPtr, Ordering};\n\
+                  pub struct Node { next: AtomicPtr<Node> }\n\
+                  pub unsafe fn free_list(mut cur: *mut Node) {\n\
+                  while !cur.is_null() { let next = (*cur).next.load(Ordering::Relaxed); \
+                  drop(Box::from_raw(cur)); cur = next; } }\n";
+    let free_list = ir(source, "free_list");
+    assert!(
+        ops(&free_list).any(|l| l.contains("next") && l.contains("= load r")),
+        "{free_list}"
+    );
+}

@@ -201,6 +201,7 @@ fn without_reduction(results: &serde_json::Value, cases: &[Case]) -> String {
         by_class.entry(class).or_default().push((name, r));
     }
     let mut out = String::new();
+    let (mut all_flagged, mut all_checked, mut all_cases) = (0, 0, 0);
     for (class, rows) in by_class {
         writeln!(
             out,
@@ -229,6 +230,16 @@ fn without_reduction(results: &serde_json::Value, cases: &[Case]) -> String {
             out,
             "\n{class}: flagged at the bug with the fixed release clean in {flagged} of {checked} checked ({} cases)",
             rows.len()
+        )
+        .unwrap();
+        all_flagged += flagged;
+        all_checked += checked;
+        all_cases += rows.len();
+    }
+    if all_cases > 0 {
+        writeln!(
+            out,
+            "\nAll real releases with no reduction: flagged at the bug with the fixed release clean in {all_flagged} of {all_checked} checked ({all_cases} cases)"
         )
         .unwrap();
     }

@@ -174,6 +174,9 @@ pub(crate) fn dangling_pointers(
     found.sort_by_key(|(at, ..)| (at.lo(), at.hi()));
     let mut seen: FxHashSet<(Local, rustc_span::Span)> = FxHashSet::default();
     found.retain(|(_, target, gone, _)| seen.insert((*target, *gone)));
+    // And one per use: a call given two dangling pointers is one finding.
+    let mut used: FxHashSet<rustc_span::Span> = FxHashSet::default();
+    found.retain(|(at, ..)| used.insert(*at));
     found
         .into_iter()
         .filter_map(|(at, target, gone, how)| {

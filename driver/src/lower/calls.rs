@@ -401,6 +401,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             if self.mapped_payload(b, args, dst, dest_ty, span) {
                 return true;
             }
+            self.payload_handed_on(b, args, span);
         }
         // `opt.map_or(default, f)`: what `f` makes of the payload, or the default.
         let payload_map_or = matches!(item.as_str(), "map_or" | "map_or_else")
@@ -2495,6 +2496,18 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                         },
                         span,
                     );
+                }
+                // A pointer loaded from an `AtomicPtr` (`(*node).next.load(..)`) is
+                // read from memory: a block of its own, another one each time.
+                let loaded = matches!(op, AtomicOp::Load | AtomicOp::Swap);
+                if loaded && dest_ty.is_raw_ptr() {
+                    let elem = types::element_of(self.tcx, dest_ty).unwrap_or(self.tcx.types.u8);
+                    let name =
+                        arg(0).map_or_else(|| "pointer".to_string(), |v| self.display_name(v));
+                    let root =
+                        self.new_root(&name, RootOrigin::Unknown, elem, ReleasedBy::NotOwned, span);
+                    self.emit(b, Op::Load { dst, root }, span);
+                    self.define(dst, ValueKind::RawPtr(Some(root)), None);
                 }
                 let stored = match op {
                     AtomicOp::Store | AtomicOp::Swap => arg(1),

@@ -193,6 +193,35 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         true
     }
 
+    /// `opt.map(f)` with an `f` this lowering does not follow as a closure making
+    /// pointers (a constructor, `.map(Wrapper)`; a closure building a struct of the
+    /// payload): the payload's memory is handed to it, which may keep it.
+    pub(crate) fn payload_handed_on(&mut self, b: &BodyCx<'tcx>, args: &[Arg<'tcx>], span: Span) {
+        let Some(opt) = args.first() else {
+            return;
+        };
+        let Some(opt_value) = opt.value else {
+            return;
+        };
+        let held = if self.value(opt_value).kind.is_memory() {
+            Some(opt_value)
+        } else {
+            self.payload(opt.ty)
+                .and_then(|(variant, _)| self.field_of(opt_value, variant, 0))
+                .filter(|&v| self.value(v).kind.is_memory())
+        };
+        if let Some(v) = held {
+            self.emit(
+                b,
+                Op::Escape {
+                    value: v,
+                    how: tensor_lint_analyzer::ir::EscapeKind::PassedOn("map".into()),
+                },
+                span,
+            );
+        }
+    }
+
     /// The memory the payload of `opt` (in `variant`) holds: known already; of a
     /// parameter, the caller's memory; of a value this function made in a way not
     /// followed here (`Some(r?)` of a `collect`), memory of its own, held from here.

@@ -21,7 +21,7 @@ use tensor_lint_analyzer::source::Span;
 
 use rustc_data_structures::fx::FxHashMap;
 
-use super::{BodyCx, FnLowerer};
+use super::{types, BodyCx, FnLowerer};
 
 /// Library functions that panic by design on some input.
 const PANICKING: &[&str] = &[
@@ -94,6 +94,12 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         };
         if !self.makes_duplicates(b) {
             return;
+        }
+        // A constant index into an array of a constant length passes its check.
+        if let (Some(i), Some(n)) = (self.constant_usize(b, index), self.constant_usize(b, len)) {
+            if i < n {
+                return;
+            }
         }
         // An index checked once against the same length is not checked again with
         // another outcome (`&mut a[i]` after `&a[i]`).
@@ -345,6 +351,21 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
     }
 
     /// What identifies an operand of a check: its value, or its constant.
+    /// The value of an operand that is a constant, or a local assigned one constant.
+    fn constant_usize(&self, b: &BodyCx<'tcx>, op: &mir::Operand<'tcx>) -> Option<u64> {
+        let constant = match op {
+            mir::Operand::Constant(c) => Some(&**c),
+            mir::Operand::Move(p) | mir::Operand::Copy(p) if p.projection.is_empty() => {
+                match assignment_of(b, self.moved_from(b, p.local)) {
+                    Some(mir::Rvalue::Use(mir::Operand::Constant(c), _)) => Some(&**c),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }?;
+        constant.const_.try_eval_target_usize(self.tcx, self.env)
+    }
+
     fn operand_key(&self, b: &BodyCx<'tcx>, op: &mir::Operand<'tcx>) -> String {
         match op {
             mir::Operand::Move(p) | mir::Operand::Copy(p) => {
@@ -409,6 +430,14 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             // Values the callee copied within an argument's memory (`force_copy(from,
             // to, n, self)`): both places hold them, as after a `ptr::copy` here.
             for &k in &summary.copies_within {
+                // Values with nothing to drop (`u64` hashes) are not duplicated owners.
+                let dropless = args
+                    .get(k)
+                    .and_then(|a| types::element_of(tcx, a.node.ty(b.mir, tcx)))
+                    .is_some_and(|t| !t.needs_drop(tcx, self.env));
+                if dropless {
+                    continue;
+                }
                 if let Some(owner) = pointer(k).and_then(|p| self.owner_value(b, p)) {
                     self.emit(
                         b,
