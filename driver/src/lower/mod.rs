@@ -594,12 +594,26 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
             .iter()
             .map(|&(bb, _, v)| (bb.as_usize(), v))
             .collect();
+        // What each join is joined from: a return of a join returns each of them.
+        let mut join_inputs: FxHashMap<ValueId, Vec<ValueId>> = FxHashMap::default();
+        for &(bb, local, phi) in &b.phis {
+            let at = b
+                .tracked
+                .binary_search(&local.as_usize())
+                .unwrap_or_default();
+            let inputs = mir.basic_blocks.predecessors()[bb]
+                .iter()
+                .filter_map(|p| b.exits.get(p).map(|e| e[at]))
+                .filter(|&v| v != phi)
+                .collect();
+            join_inputs.insert(phi, inputs);
+        }
         self.finish_joins(&mut b);
         self.finish_handle_releases(&b);
         // Jumps to the return first, so that each return gives back the value its own
         // path built (`Ok(p)` in one arm, `Err(e)` in another), not their join.
         let sources = self.shortcut_returns(id);
-        self.finish_returns(&mut b, &sources, &joins);
+        self.finish_returns(&mut b, &sources, &joins, &join_inputs);
     }
 
     /// A jump to a block that only returns is the return itself, at the jump: every
@@ -1334,6 +1348,7 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
         b: &mut BodyCx<'tcx>,
         sources: &FxHashMap<usize, Vec<usize>>,
         joins: &FxHashSet<(usize, ValueId)>,
+        join_inputs: &FxHashMap<ValueId, Vec<ValueId>>,
     ) {
         for k in 0..self.bodies[b.id.0 as usize].blocks.len() {
             let block = &self.bodies[b.id.0 as usize].blocks[k];
@@ -1358,6 +1373,22 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
             };
             let value = self.returned(v);
             let mut parts = self.memory_parts(v);
+            // A join of what several paths built (`Err(e)` on one, `Ok(Wrapper { raw })`
+            // on another, met before a drop on the way out): each of them is returned.
+            let mut pending = vec![v];
+            let mut seen: FxHashSet<ValueId> = FxHashSet::default();
+            while let Some(x) = pending.pop() {
+                for &input in join_inputs.get(&x).map(Vec::as_slice).unwrap_or_default() {
+                    if seen.insert(input) {
+                        for part in self.memory_parts(input) {
+                            if !parts.contains(&part) {
+                                parts.push(part);
+                            }
+                        }
+                        pending.push(input);
+                    }
+                }
+            }
             // A second owner built here and returned: the caller drops it.
             if let Some(&owner) = self.second_owners.get(&self.canonical(v)) {
                 parts.push(owner);
