@@ -298,6 +298,12 @@ impl FnSummary {
                     how: ReleaseKind::FromRaw(_),
                     ..
                 } => continue,
+                // A field's old owner dropped by an assignment over it (`self.buf =
+                // buf`): the field holds the new one, and the caller's memory is whole.
+                Op::Release {
+                    value,
+                    how: ReleaseKind::ScopeEnd | ReleaseKind::Drop,
+                } if replaced_field(ir, &points_to, *value) => continue,
                 Op::Release { value, .. } => (&mut s.frees, *value),
                 Op::Escape { value, how } if *how != crate::ir::EscapeKind::Returned => {
                     (&mut s.escapes, *value)
@@ -402,6 +408,20 @@ impl FnSummary {
         }
         s
     }
+}
+
+/// Whether `v` is a field of a parameter that this function assigns (its value is
+/// reassigned): what its drop releases is the old value the assignment replaces.
+fn replaced_field(ir: &FnIr, points_to: &PointsTo, v: ValueId) -> bool {
+    let Some(value) = ir.values.get(v.0 as usize) else {
+        return false;
+    };
+    value.reassigned
+        && points_to.roots(v).iter().any(|r| {
+            ir.roots.get(r.0 as usize).is_some_and(|root| {
+                root.field.is_some() && matches!(root.origin, RootOrigin::Param(_))
+            })
+        })
 }
 
 /// What [`FnSummary::field_writes`] says of an atomic write of `v`, when `v` is one

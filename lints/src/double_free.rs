@@ -206,7 +206,7 @@ pub(crate) fn is_raii(how: &ReleaseKind) -> bool {
 
 fn check(cx: &LintContext<'_>, out: &mut Vec<LintFinding>) {
     for s in &cx.ir.structs {
-        let clone = derived_clone_diagnostic(s).or_else(|| written_clone_diagnostic(s));
+        let clone = clone_diagnostic(s);
         for method in &s.released_not_reset {
             out.push(LintFinding {
                 lint: &DOUBLE_FREE,
@@ -394,45 +394,40 @@ fn released_not_reset_diagnostic(s: &StructItem, m: &ReleasedNotReset) -> Diagno
     d.with_help(help)
 }
 
-/// A `Clone` written by hand for a type whose `Drop` releases what its raw pointer
-/// fields point to, which copies such a pointer into the clone: the value cloned and
-/// the clone both release it.
-fn written_clone_diagnostic(s: &StructItem) -> Option<Diagnostic> {
-    let at = s.clone_copies_pointer.filter(|_| s.raw_owner)?;
+/// A type whose `Drop` releases what its raw pointer fields point to, with a `Clone`
+/// that copies those pointers into the clone (`#[derive(Clone)]`, or one written by
+/// hand that builds `Self { ptr: self.ptr, .. }`): the original and every clone
+/// release them.
+fn clone_diagnostic(s: &StructItem) -> Option<Diagnostic> {
+    if !s.raw_owner {
+        return None;
+    }
     let ty = &s.name;
-    Some(
-        Diagnostic::new(
-            Severity::Error,
-            format!("clones of `{ty}` release the memory of the value they were cloned from"),
-            Label::new(at, "the clone built here holds the raw pointer of the value cloned"),
-        )
-        .with_code(DOUBLE_FREE.code())
-        .with_label(s.span, format!("`{ty}` releases what its raw pointers point to when dropped"))
-        .with_note("the original and every clone are each dropped, so the memory is released once per copy")
-        .with_help(
-            "give the clone memory of its own (allocate, then copy what the pointer reaches), or count the references to the shared memory",
+    let (at, label, help) = match (s.derives_clone, s.clone_copies_pointer) {
+        (Some(at), _) => (
+            at,
+            "this copies the raw pointers into a second owner",
+            format!(
+                "remove `Clone` from the derive, or implement `Clone` for `{ty}` so that the copy owns memory (or a reference count) of its own"
+            ),
         ),
-    )
-}
-
-/// A type whose `Drop` releases what its raw pointer fields point to, with
-/// `#[derive(Clone)]`: every clone holds the same pointers, and the original and each
-/// clone release them.
-fn derived_clone_diagnostic(s: &StructItem) -> Option<Diagnostic> {
-    let at = s.derives_clone.filter(|_| s.raw_owner)?;
-    let ty = &s.name;
+        (None, Some(at)) => (
+            at,
+            "the clone built here holds the raw pointer of the value cloned",
+            "give the clone memory of its own (allocate, then copy what the pointer reaches), or count the references to the shared memory".to_string(),
+        ),
+        (None, None) => return None,
+    };
     Some(
         Diagnostic::new(
             Severity::Error,
             format!("clones of `{ty}` release the memory of the value they were cloned from"),
-            Label::new(at, "this copies the raw pointers into a second owner"),
+            Label::new(at, label),
         )
         .with_code(DOUBLE_FREE.code())
         .with_label(s.span, format!("`{ty}` releases what its raw pointers point to when dropped"))
         .with_note("the original and every clone are each dropped, so the memory is released once per copy")
-        .with_help(format!(
-            "remove `Clone` from the derive, or implement `Clone` for `{ty}` so that the copy owns memory (or a reference count) of its own"
-        )),
+        .with_help(help),
     )
 }
 
