@@ -442,3 +442,30 @@ fn a_pointer_loaded_from_an_atomic_is_read_from_memory_each_time() {
         "{free_list}"
     );
 }
+
+#[test]
+fn a_placeholder_never_initialised_swapped_into_a_place_is_a_duplicate_until_written() {
+    let source = "#![allow(deprecated, invalid_value)]\n\
+                  pub fn swap_in(slot: &mut Vec<u8>, f: impl Fn() -> Vec<u8>) -> Vec<u8> {\n\
+                  let old = std::mem::replace(slot, unsafe { std::mem::uninitialized() });\n\
+                  let new = f();\n\
+                  let _ = std::mem::replace(slot, new);\n\
+                  old }\n\
+                  pub fn count_in(slot: &mut u64, f: impl Fn() -> u64) -> u64 {\n\
+                  let old = std::mem::replace(slot, unsafe { std::mem::zeroed() });\n\
+                  *slot = f(); old }\n";
+    let swap_in = ir(source, "swap_in");
+    assert_eq!(
+        count(&swap_in, "placeholder never initialised"),
+        1,
+        "{swap_in}"
+    );
+    assert!(count(&swap_in, "may unwind") >= 1, "{swap_in}");
+    // A number has nothing to drop: no placeholder.
+    let count_in = ir(source, "count_in");
+    assert_eq!(
+        count(&count_in, "placeholder never initialised"),
+        0,
+        "{count_in}"
+    );
+}

@@ -80,6 +80,10 @@ crate::declare_lint! {
     /// slots a type with a `Drop` of its own counts, in its methods), values with
     /// nothing to drop, a helper that copies or drops and leaves the count to its
     /// caller, and calls of the crate's own functions (which may guard what they run).
+    /// A placeholder made by `mem::uninitialized` or `mem::zeroed` of a type with
+    /// something to drop, swapped into a place with `mem::replace`, is reported the same
+    /// way until the place is written again: unwinding drops its owner, and the
+    /// placeholder's bytes with it.
     ///
     /// Use instead: release once on each path.
     /// ```rust,ignore

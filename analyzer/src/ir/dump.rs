@@ -494,6 +494,11 @@ fn op_text(ir: &CrateIr, f: &FnIr, op: &Op) -> String {
                     region_text(region)
                 )
             }
+            DuplicateKind::Uninit => format!(
+                "store a placeholder never initialised in {}{}",
+                n(src),
+                region_text(region)
+            ),
         },
         Op::MayUnwind { drops, cause } => {
             let d: Vec<String> = drops.iter().map(n).collect();

@@ -590,6 +590,9 @@ pub enum DuplicateKind {
     Copied,
     /// `ptr::drop_in_place`: the memory holds values already dropped.
     Dropped,
+    /// `mem::replace(place, mem::uninitialized())`: the memory holds a placeholder that
+    /// is no value at all, which its owner drops as one.
+    Uninit,
 }
 
 /// Why a body returns.

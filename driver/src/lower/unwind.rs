@@ -455,6 +455,12 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         }
         let name = tcx.item_name(def_id);
         if in_core(tcx, def_id) {
+            // `mem::replace(place, placeholder)`: a placeholder never initialised is a
+            // value only in name until the place is written again.
+            if name.as_str() == "replace" {
+                self.replaced_with(b, pointer(0), &args[1].node, span);
+                return;
+            }
             if name.as_str() == "drop_in_place" {
                 if let Some(p) = pointer(0) {
                     self.dropped_in_place(b, p, unwind, span);
@@ -714,6 +720,77 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         }
     }
 
+    /// `mem::replace(dest, value)`: when `value` is (or wraps, as `Err(x)`) a value made
+    /// by `mem::uninitialized` or `mem::zeroed` of a type with something to drop, the
+    /// memory `dest` points into holds a placeholder that is no value
+    /// ([`DuplicateKind::Uninit`]); any other value writes the place again.
+    fn replaced_with(
+        &mut self,
+        b: &BodyCx<'tcx>,
+        dest: Option<Local>,
+        value: &mir::Operand<'tcx>,
+        span: Span,
+    ) {
+        let Some(owner) = dest.and_then(|d| self.owner_value(b, d)) else {
+            return;
+        };
+        let placeholder = value
+            .place()
+            .filter(|p| p.projection.is_empty())
+            .is_some_and(|p| self.never_initialised(b, p.local, 0));
+        let op = if placeholder {
+            Op::Duplicate {
+                dst: owner,
+                src: owner,
+                region: None,
+                how: DuplicateKind::Uninit,
+            }
+        } else {
+            Op::Write {
+                value: owner,
+                region: None,
+            }
+        };
+        self.emit(b, op, span);
+    }
+
+    /// Whether `local` holds a value of a type with drop glue made by
+    /// `mem::uninitialized` or `mem::zeroed`, or an enum or struct built around one.
+    fn never_initialised(&self, b: &BodyCx<'tcx>, local: Local, depth: u32) -> bool {
+        if depth > 3 {
+            return false;
+        }
+        let local = self.moved_from(b, local);
+        if let Some(mir::Rvalue::Aggregate(_, ops)) = assignment_of(b, local) {
+            return ops.iter().any(|op| {
+                op.place()
+                    .filter(|p| p.projection.is_empty())
+                    .is_some_and(|p| self.never_initialised(b, p.local, depth + 1))
+            });
+        }
+        let ty = b.mir.local_decls[local].ty;
+        let made_uninit = b.definitions().calls.get(&local).is_some_and(|_| {
+            b.mir
+                .basic_blocks
+                .iter()
+                .any(|data| match &data.terminator().kind {
+                    TerminatorKind::Call {
+                        func, destination, ..
+                    } if destination.local == local && destination.projection.is_empty() => {
+                        func.const_fn_def().is_some_and(|(d, _)| {
+                            in_core(self.tcx, d)
+                                && matches!(
+                                    self.tcx.item_name(d).as_str(),
+                                    "uninitialized" | "zeroed"
+                                )
+                        })
+                    }
+                    _ => false,
+                })
+        });
+        made_uninit && ty.needs_drop(self.tcx, self.env)
+    }
+
     /// Where the memory pointer `local` points at comes from, when it has a root.
     fn root_origin(&self, b: &BodyCx<'tcx>, local: Local) -> Option<RootOrigin> {
         let root = self.value(self.local(b, local)).kind.root()?;
@@ -837,7 +914,14 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 let name = tcx.item_name(def_id);
                 in_core(tcx, def_id)
                     && (copy_operands(name.as_str()).is_some()
-                        || matches!(name.as_str(), "read" | "read_unaligned" | "drop_in_place"))
+                        || matches!(
+                            name.as_str(),
+                            "read"
+                                | "read_unaligned"
+                                | "drop_in_place"
+                                | "uninitialized"
+                                | "zeroed"
+                        ))
             })
         })
     }

@@ -247,6 +247,7 @@ pub(super) fn unwinding_double_drops(
                 DuplicateKind::Read => diagnostic(cx, f, *dst, made, cause, at),
                 DuplicateKind::Copied => copied_diagnostic(cx, made, cause, at),
                 DuplicateKind::Dropped => dropped_diagnostic(cx, made, cause, at),
+                DuplicateKind::Uninit => placeholder_diagnostic(cx, made, cause, at),
             },
         });
     }
@@ -330,4 +331,22 @@ fn dropped_diagnostic(cx: &LintContext<'_>, drop: Span, cause: &str, at: Span) -
     }
     d.with_note("unwinding drops the owner, and the owner drops every slot it counts, the values dropped here among them: each is dropped twice")
     .with_help("set the owner's length (or the fields that count its slots) before dropping the values, or cover the drops with a guard whose `Drop` sets it")
+}
+
+fn placeholder_diagnostic(cx: &LintContext<'_>, stored: Span, cause: &str, at: Span) -> Diagnostic {
+    let stored_here = crate::describe::snippet(cx, stored).map_or_else(
+        || "a placeholder never initialised is stored here".to_string(),
+        |s| format!("`{s}` stores a placeholder never initialised"),
+    );
+    Diagnostic::new(
+        Severity::Error,
+        "a panic here drops a value that was never initialised".to_string(),
+        Label::new(
+            at,
+            format!("{cause} may panic here: unwinding drops the owner, placeholder and all"),
+        ),
+    )
+    .with_label(stored, stored_here)
+    .with_note("the placeholder's bytes are no value: dropping it frees whatever they happen to point to")
+    .with_help("hold the value in an `Option` and `take()` it, or move it out with a guard that writes a real value back on unwinding (`take_mut`, `replace_with`)")
 }
