@@ -469,3 +469,15 @@ fn a_placeholder_never_initialised_swapped_into_a_place_is_a_duplicate_until_wri
         "{count_in}"
     );
 }
+
+#[test]
+fn a_length_set_to_itself_and_more_grows() {
+    let source = "pub unsafe fn grow(v: &mut Vec<String>) { v.set_len(v.len() + 1) }\n\
+                  pub unsafe fn shrink(v: &mut Vec<String>) { v.set_len(v.len() - 1) }\n\
+                  pub unsafe fn clear(v: &mut Vec<String>) { v.set_len(0) }\n";
+    assert_eq!(count(&ir(source, "grow"), ", longer"), 1);
+    assert_eq!(count(&ir(source, "shrink"), ", longer"), 0);
+    let clear = ir(source, "clear");
+    assert_eq!(count(&clear, "set the length of"), 1, "{clear}");
+    assert_eq!(count(&clear, ", longer"), 0, "{clear}");
+}

@@ -275,7 +275,7 @@ impl FnSummary {
             // The parameters a length is set of, or values are copied within: through
             // the memory they reach, or the parameter itself (`self` of a container).
             let owned = match &stmt.op {
-                Op::SetLen { value } => Some((&mut s.sets_len, *value)),
+                Op::SetLen { value, .. } => Some((&mut s.sets_len, *value)),
                 Op::Duplicate {
                     src,
                     how: crate::ir::DuplicateKind::Copied,

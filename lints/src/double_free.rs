@@ -64,6 +64,9 @@ crate::declare_lint! {
     /// allocation: a `ptr::write`, a `push`, a call the memory is handed to. An
     /// assignment that is the first store on only some paths, a type with nothing to
     /// drop (`f32`), and locals made with `mem::uninitialized` are not reported.
+    /// So is an assignment into the slot just past a container's length, which the
+    /// straight path after it counts by growing the length (`*self.end() = x;
+    /// self.set_len(self.len + 1)`, the same with a `Vec`'s spare capacity).
     ///
     /// Values dropped twice by a panic are reported too (with the compiler front end,
     /// which sees the unwinding): between a bitwise copy of a value that the memory
@@ -235,6 +238,7 @@ fn check(cx: &LintContext<'_>, out: &mut Vec<LintFinding>) {
         for b in 0..f.bodies.len() {
             check_body(f, &facts.points_to, BodyId(b as u32), out);
             uninit_drops(cx, f, &facts.points_to, BodyId(b as u32), out);
+            stored_past_the_length(cx, f, &facts.points_to, BodyId(b as u32), out);
             unwinding::unwinding_double_drops(cx, f, &facts.points_to, BodyId(b as u32), out);
         }
         for copy in &f.owner_copies {
@@ -771,6 +775,95 @@ pub(crate) fn forward_states<S: Clone + PartialEq>(
         }
     }
     entry
+}
+
+/// An assignment through a pointer into a container's buffer (`*self.end_mut_ptr() =
+/// item`) followed, on the straight path after it, by the container's length growing
+/// (`self.set_len(self.len + 1)`): the slot was past the length, so it held no value,
+/// and the assignment dropped garbage before storing.
+fn stored_past_the_length(
+    cx: &LintContext<'_>,
+    f: &FnIr,
+    pt: &PointsTo,
+    body: BodyId,
+    out: &mut Vec<LintFinding>,
+) {
+    let Some(b) = f.bodies.get(body.0 as usize) else {
+        return;
+    };
+    // The roots a value stands for: its own, and a parameter's memory.
+    let owner_roots = |v: ValueId| -> Vec<RootId> {
+        let mut roots = pt.roots(v).to_vec();
+        if let Some(k) = b.params.iter().position(|&p| p == v) {
+            roots.extend(
+                f.roots
+                    .iter()
+                    .filter(|r| r.origin == RootOrigin::Param(k))
+                    .map(|r| r.id),
+            );
+        }
+        roots
+    };
+    for (k, block) in b.blocks.iter().enumerate() {
+        for (i, stmt) in block.stmts.iter().enumerate() {
+            let Op::DropStored { value: slot, .. } = &stmt.op else {
+                continue;
+            };
+            let slot_roots = owner_roots(*slot);
+            if slot_roots.is_empty() {
+                continue;
+            }
+            let same_owner = |v: ValueId| owner_roots(v).iter().any(|r| slot_roots.contains(r));
+            // The straight path on: the rest of the block, then blocks with one
+            // successor, a few of them.
+            let mut grown = None;
+            let (mut at, mut from) = (k, i + 1);
+            'walk: for _ in 0..8 {
+                for st in &b.blocks[at].stmts[from..] {
+                    match &st.op {
+                        Op::SetLen { value, grows } if same_owner(*value) => {
+                            if *grows {
+                                grown = Some(st.span);
+                            }
+                            break 'walk;
+                        }
+                        Op::Write { value, .. } | Op::Store { value, .. } | Op::DropStored { value, .. }
+                            if value != slot && same_owner(*value) =>
+                        {
+                            break 'walk;
+                        }
+                        _ => {}
+                    }
+                }
+                let successors: Vec<BlockId> = b.blocks[at].term.successors().to_vec();
+                match successors.as_slice() {
+                    [next] => (at, from) = (next.0 as usize, 0),
+                    _ => break,
+                }
+            }
+            let Some(grown) = grown else {
+                continue;
+            };
+            let place = crate::describe::snippet(cx, stmt.span)
+                .map_or_else(|| "the slot".to_string(), |s| format!("`{s}`"));
+            out.push(LintFinding {
+                lint: &DOUBLE_FREE,
+                proven: true,
+                diagnostic: Diagnostic::new(
+                    Severity::Error,
+                    format!("this assignment drops {place}, a slot past the length that holds no value yet"),
+                    Label::new(
+                        stmt.span,
+                        "the slot's old value is dropped here before the new one is stored, but nothing was stored there",
+                    ),
+                )
+                .with_code(DOUBLE_FREE.code())
+                .with_label(grown, "the length grows over the slot only here")
+                .with_note("dropping memory that holds no value runs `Drop` on garbage: it frees pointers that were never allocated")
+                .with_help("store the value with `std::ptr::write` (or `MaybeUninit::write`), which does not drop what was there, then grow the length"),
+            });
+        }
+    }
 }
 
 fn uninit_drop_diagnostic(

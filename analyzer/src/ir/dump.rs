@@ -504,7 +504,11 @@ fn op_text(ir: &CrateIr, f: &FnIr, op: &Op) -> String {
             let d: Vec<String> = drops.iter().map(n).collect();
             format!("may unwind ({cause}), dropping [{}]", d.join(", "))
         }
-        Op::SetLen { value } => format!("set the length of {}", n(value)),
+        Op::SetLen { value, grows } => format!(
+            "set the length of {}{}",
+            n(value),
+            if *grows { ", longer" } else { "" }
+        ),
         Op::Store { value, region } => {
             format!("store an owner through {}{}", n(value), region_text(region))
         }

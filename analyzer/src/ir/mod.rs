@@ -477,8 +477,9 @@ pub enum Op {
     /// unwinding runs a guard's `Drop` (which may put things back) has none.
     MayUnwind { drops: Vec<ValueId>, cause: String },
     /// `v.set_len(n)`: from here the function itself decides which of `value`'s
-    /// elements the vector owns.
-    SetLen { value: ValueId },
+    /// elements the vector owns; `grows` when the new length is the old one and more
+    /// (`len + 1`), which counts slots it did not count before.
+    SetLen { value: ValueId, grows: bool },
     /// An owner (a `Box`, a `Vec`) stored through `value` by `ptr::write`: the bytes of
     /// the slot `value` points at are written, not the memory the slot's old owner
     /// pointed to (which a pointer to the slot stands for in the IR).
@@ -539,7 +540,7 @@ impl Op {
             | Op::Read { value, .. }
             | Op::Write { value, .. }
             | Op::DropStored { value, .. }
-            | Op::SetLen { value }
+            | Op::SetLen { value, .. }
             | Op::Store { value, .. }
             | Op::Claim { value, .. }
             | Op::Escape { value, .. }

@@ -854,10 +854,22 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 self.emit(b, Op::Read { value: v, region }, span);
             }
         }
+        // A new length of the old one and more (`self.len + 1`) among the arguments.
+        let grows = args
+            .iter()
+            .filter_map(|a| a.value)
+            .any(|v| self.value(v).int.as_ref().is_some_and(longer));
         for &i in &summary.sets_len {
             if let Some(v) = arg(i) {
                 let owner = self.borrowed_from(v);
-                self.emit(b, Op::SetLen { value: owner }, span);
+                self.emit(
+                    b,
+                    Op::SetLen {
+                        value: owner,
+                        grows,
+                    },
+                    span,
+                );
             }
         }
         for &i in &summary.writes {
@@ -2469,7 +2481,10 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             // the function says which elements the vector owns.
             Sem::SetLen => {
                 if let Some(v) = arg(0) {
-                    self.emit(b, Op::SetLen { value: v }, span);
+                    let grows = arg(1)
+                        .and_then(|n| self.value(n).int.clone())
+                        .is_some_and(|n| longer(&n));
+                    self.emit(b, Op::SetLen { value: v, grows }, span);
                 }
             }
             Sem::Metadata(meta) => {
@@ -2976,4 +2991,10 @@ fn written_method(path: &str) -> String {
         _ => name,
     };
     operator.to_string()
+}
+
+/// Whether a new length is a length and more (`len + 1`, `self.length + n`'s constant
+/// part positive): slots past the old length become counted.
+pub(crate) fn longer(n: &Expr) -> bool {
+    n.constant_term() > 0 && !n.non_constant_part().is_const()
 }

@@ -351,6 +351,38 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
     }
 
     /// What identifies an operand of a check: its value, or its constant.
+    /// Whether an operand is a sum with a positive constant (`self.len + 1`, through
+    /// the overflow check of a debug build): a new length longer than the old.
+    fn adds_to(&self, b: &BodyCx<'tcx>, op: &mir::Operand<'tcx>) -> bool {
+        let Some(place) = op.place() else {
+            return false;
+        };
+        let mut local = self.moved_from(b, place.local);
+        // `_8 = move (_10.0)` of `_10 = AddWithOverflow(..)`.
+        if place.projection.is_empty() {
+            if let Some(mir::Rvalue::Use(mir::Operand::Move(p) | mir::Operand::Copy(p), _)) =
+                assignment_of(b, local)
+            {
+                if matches!(p.projection.as_slice(), [mir::ProjectionElem::Field(f, _)] if f.as_usize() == 0)
+                {
+                    local = self.moved_from(b, p.local);
+                }
+            }
+        } else if !matches!(place.projection.as_slice(), [mir::ProjectionElem::Field(f, _)] if f.as_usize() == 0)
+        {
+            return false;
+        }
+        match assignment_of(b, local) {
+            Some(mir::Rvalue::BinaryOp(mir::BinOp::Add | mir::BinOp::AddWithOverflow, pair)) => {
+                let positive =
+                    |o: &mir::Operand<'tcx>| self.constant_usize(b, o).is_some_and(|k| k > 0);
+                (positive(&pair.1) && self.constant_usize(b, &pair.0).is_none())
+                    || (positive(&pair.0) && self.constant_usize(b, &pair.1).is_none())
+            }
+            _ => false,
+        }
+    }
+
     /// The value of an operand that is a constant, or a local assigned one constant.
     fn constant_usize(&self, b: &BodyCx<'tcx>, op: &mir::Operand<'tcx>) -> Option<u64> {
         let constant = match op {
@@ -425,7 +457,8 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 .any(|&k| pointer(k).is_some_and(|p| p != SELF && self.reaches_self(b, p)));
             if sets_self {
                 let value = self.local(b, SELF);
-                self.emit(b, Op::SetLen { value }, span);
+                let grows = args.iter().any(|a| self.adds_to(b, &a.node));
+                self.emit(b, Op::SetLen { value, grows }, span);
             }
             // Values the callee copied within an argument's memory (`force_copy(from,
             // to, n, self)`): both places hold them, as after a `ptr::copy` here.
@@ -537,7 +570,14 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             && self.reaches_self(b, place.local);
         if counts {
             let value = self.local(b, SELF);
-            self.emit(b, Op::SetLen { value }, span);
+            self.emit(
+                b,
+                Op::SetLen {
+                    value,
+                    grows: false,
+                },
+                span,
+            );
         }
     }
 

@@ -161,7 +161,7 @@ pub(super) fn unwinding_double_drops(
                         .copies
                         .retain(|at, _| !source(*at).is_some_and(|s| may_write(*value, s)));
                 }
-                Op::SetLen { value } => {
+                Op::SetLen { value, .. } => {
                     state.managed_owners.insert(*value);
                     state
                         .copies
@@ -194,7 +194,7 @@ pub(super) fn unwinding_double_drops(
     // leaves the count to its caller.
     let counted_later = |at: At, src: ValueId| {
         let sets = |st: &tensor_lint_analyzer::ir::Stmt| match &st.op {
-            Op::SetLen { value } => same_owner(*value, src),
+            Op::SetLen { value, .. } => same_owner(*value, src),
             _ => false,
         };
         if b.blocks[at.0].stmts[at.1 + 1..].iter().any(sets) {
