@@ -450,11 +450,17 @@ fn operand_points(state: &State, op: &Operand<'_>) -> FxHashSet<Target> {
 /// Whether a value of `ty` can hold a pointer into another variable: a raw pointer, a
 /// reference, or a type whose arguments hold one (`Option<&T>`, `Foo<'a>`).
 fn holds_pointer<'tcx>(tcx: TyCtxt<'tcx>, ty: Ty<'tcx>) -> bool {
+    points_or_borrows(ty) || holds_raw_pointer(tcx, ty)
+}
+
+/// Whether `ty` or one of its type arguments is a pointer or a reference, or it has a
+/// lifetime other than `'static` (`Foo<'a>`).
+fn points_or_borrows(ty: Ty<'_>) -> bool {
     ty.walk().any(|arg| match arg.kind() {
         ty::GenericArgKind::Type(t) => t.is_any_ptr(),
         ty::GenericArgKind::Lifetime(r) => !r.is_static(),
         _ => false,
-    }) || holds_raw_pointer(tcx, ty)
+    })
 }
 
 /// Whether `ty` is or holds a raw pointer (in its arguments, or a field of a struct of
@@ -488,12 +494,7 @@ fn holds_any_pointer<'tcx>(tcx: TyCtxt<'tcx>, ty: Ty<'tcx>) -> bool {
 }
 
 fn holds_any_pointer_at<'tcx>(tcx: TyCtxt<'tcx>, ty: Ty<'tcx>, depth: u32) -> bool {
-    let borrows = ty.walk().any(|arg| match arg.kind() {
-        ty::GenericArgKind::Type(t) => t.is_any_ptr(),
-        ty::GenericArgKind::Lifetime(r) => !r.is_static(),
-        _ => false,
-    });
-    if borrows || crate::lower::types::adt_is(tcx, ty, "core", "NonNull") {
+    if points_or_borrows(ty) || crate::lower::types::adt_is(tcx, ty, "core", "NonNull") {
         return true;
     }
     if depth >= 3 {

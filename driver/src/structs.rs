@@ -92,14 +92,22 @@ fn struct_item(
     })
 }
 
+/// The impls of trait `trait_id` for struct `adt` in this crate.
+fn local_impls(tcx: TyCtxt<'_>, trait_id: DefId, adt: DefId) -> impl Iterator<Item = DefId> + '_ {
+    tcx.all_impls(trait_id).filter(move |imp| {
+        let self_ty = tcx
+            .type_of(*imp)
+            .instantiate_identity()
+            .skip_normalization();
+        imp.is_local() && self_ty.ty_adt_def().is_some_and(|a| a.did() == adt)
+    })
+}
+
 /// The span of the `#[derive]` that implements trait `trait_id` for struct `adt`.
 fn derived_impl(tcx: TyCtxt<'_>, trait_id: DefId, adt: DefId) -> Option<rustc_span::Span> {
-    tcx.all_impls(trait_id).find_map(|imp| {
-        let self_ty = tcx.type_of(imp).instantiate_identity().skip_normalization();
-        let same = self_ty.ty_adt_def().is_some_and(|a| a.did() == adt);
-        (imp.is_local() && same && tcx.is_automatically_derived(imp))
-            .then(|| tcx.def_span(imp).source_callsite())
-    })
+    local_impls(tcx, trait_id, adt)
+        .find(|imp| tcx.is_automatically_derived(*imp))
+        .map(|imp| tcx.def_span(imp).source_callsite())
 }
 
 /// Whether the struct's own `Drop` gives `self`, or one of its raw pointer fields, to
@@ -219,15 +227,7 @@ fn clone_copies_pointer<'tcx>(
     clone: DefId,
     adt: DefId,
 ) -> Option<rustc_span::Span> {
-    let imp = tcx.all_impls(clone).find(|imp| {
-        let self_ty = tcx
-            .type_of(*imp)
-            .instantiate_identity()
-            .skip_normalization();
-        imp.is_local()
-            && !tcx.is_automatically_derived(*imp)
-            && self_ty.ty_adt_def().is_some_and(|a| a.did() == adt)
-    })?;
+    let imp = local_impls(tcx, clone, adt).find(|imp| !tcx.is_automatically_derived(*imp))?;
     let method = tcx
         .associated_item_def_ids(imp)
         .iter()

@@ -120,8 +120,10 @@ mod unwinding;
 
 use tensor_lint_analyzer::dataflow::alloc_state::{PathAnswer, PathEnd, PathSearch, Step};
 use tensor_lint_analyzer::dataflow::PointsTo;
+use std::collections::BTreeMap;
+
 use tensor_lint_analyzer::ir::{
-    BlockId, BodyId, EscapeKind, FnIr, Op, OwnerCopy, ReleaseKind, RootId, RootOrigin, TyClass,
+    Body, BlockId, BodyId, EscapeKind, FnIr, Op, OwnerCopy, ReleaseKind, RootId, RootOrigin, TyClass,
     ValueId, ValueKind,
 };
 use tensor_lint_analyzer::index::{ReleasedNotReset, StructItem};
@@ -213,7 +215,6 @@ pub(crate) fn is_raii(how: &ReleaseKind) -> bool {
 
 fn check(cx: &LintContext<'_>, out: &mut Vec<LintFinding>) {
     for s in &cx.ir.structs {
-        let clone = clone_diagnostic(s);
         for method in &s.released_not_reset {
             out.push(LintFinding {
                 lint: &DOUBLE_FREE,
@@ -221,7 +222,7 @@ fn check(cx: &LintContext<'_>, out: &mut Vec<LintFinding>) {
                 diagnostic: released_not_reset_diagnostic(s, method),
             });
         }
-        if let Some(d) = clone {
+        if let Some(d) = clone_diagnostic(s) {
             out.push(LintFinding {
                 lint: &DOUBLE_FREE,
                 proven: true,
@@ -443,6 +444,8 @@ fn check_body(f: &FnIr, pt: &PointsTo, body: BodyId, out: &mut Vec<LintFinding>)
     let sites = release_sites(f, pt, body);
     let mut reported: Vec<(BlockId, usize)> = Vec::new();
     let paths = PathSearch::new(f, body);
+    // The owners `from_raw` rebuilt in the function, found once when first asked.
+    let rebuilt = std::cell::OnceCell::new();
     for first in &sites {
         let r = first.root;
         let answer = paths.run(
@@ -455,7 +458,7 @@ fn check_body(f: &FnIr, pt: &PointsTo, body: BodyId, out: &mut Vec<LintFinding>)
                 Op::Release { value, how } if pt.roots(*value) == [r] => {
                     let second_is_owner_drop = matches!(first.how, ReleaseKind::FromRaw(_))
                         && is_raii(how)
-                        && rebuilt_owner(f, *value);
+                        && rebuilt.get_or_init(|| rebuilt_owners(f)).contains(value);
                     if (is_raii(&first.how) && is_raii(how)) || second_is_owner_drop {
                         Step::Continue
                     } else if reported.contains(&(block, index)) {
@@ -483,11 +486,11 @@ fn check_body(f: &FnIr, pt: &PointsTo, body: BodyId, out: &mut Vec<LintFinding>)
     }
 }
 
-/// Whether `value` is an owner `Box::from_raw` (or `Vec::from_raw_parts`) rebuilt, or a
-/// move of one: its drop is the release its `from_raw` stands for (and two `from_raw`
+/// The owners `Box::from_raw` (or `Vec::from_raw_parts`) rebuilt, and the moves of
+/// them: the drop of one is the release its `from_raw` stands for (and two `from_raw`
 /// of one pointer are reported as such). The owner the pointer was taken from is not: if
 /// it is still dropped, two owners release the memory.
-fn rebuilt_owner(f: &FnIr, value: ValueId) -> bool {
+fn rebuilt_owners(f: &FnIr) -> Vec<ValueId> {
     let mut rebuilt: Vec<ValueId> = Vec::new();
     let mut taken_back: Option<(ValueId, Span)> = None;
     for (_, _, stmt) in f.stmts() {
@@ -517,7 +520,7 @@ fn rebuilt_owner(f: &FnIr, value: ValueId) -> bool {
             }
         }
     }
-    rebuilt.contains(&value)
+    rebuilt
 }
 
 pub(crate) fn release_text(how: &ReleaseKind) -> String {
@@ -777,6 +780,51 @@ pub(crate) fn forward_states<S: Clone + PartialEq>(
     entry
 }
 
+/// Who owns the memory a body's values reach: the roots each value may reach, and for a
+/// parameter the memory it stands for (`self` and the buffer `self.as_mut_ptr()`
+/// points into).
+pub(crate) struct Owners<'a> {
+    pt: &'a PointsTo,
+    params: BTreeMap<ValueId, Vec<RootId>>,
+}
+
+impl<'a> Owners<'a> {
+    pub(crate) fn new(f: &FnIr, b: &Body, pt: &'a PointsTo) -> Owners<'a> {
+        let params = b
+            .params
+            .iter()
+            .enumerate()
+            .map(|(k, &p)| {
+                let roots = f
+                    .roots
+                    .iter()
+                    .filter(|r| r.origin == RootOrigin::Param(k))
+                    .map(|r| r.id)
+                    .collect();
+                (p, roots)
+            })
+            .collect();
+        Owners { pt, params }
+    }
+
+    /// The roots `v` stands for as an owner.
+    pub(crate) fn roots(&self, v: ValueId) -> Vec<RootId> {
+        self.pt
+            .roots(v)
+            .iter()
+            .chain(self.params.get(&v).into_iter().flatten())
+            .copied()
+            .collect()
+    }
+
+    /// Whether two values stand for one owner: the same value, or memory of a common
+    /// root.
+    pub(crate) fn same(&self, a: ValueId, c: ValueId) -> bool {
+        let rc = self.roots(c);
+        a == c || self.roots(a).iter().any(|r| rc.contains(r))
+    }
+}
+
 /// An assignment through a pointer into a container's buffer (`*self.end_mut_ptr() =
 /// item`) followed, on the straight path after it, by the container's length growing
 /// (`self.set_len(self.len + 1)`): the slot was past the length, so it held no value,
@@ -791,29 +839,16 @@ fn stored_past_the_length(
     let Some(b) = f.bodies.get(body.0 as usize) else {
         return;
     };
-    // The roots a value stands for: its own, and a parameter's memory.
-    let owner_roots = |v: ValueId| -> Vec<RootId> {
-        let mut roots = pt.roots(v).to_vec();
-        if let Some(k) = b.params.iter().position(|&p| p == v) {
-            roots.extend(
-                f.roots
-                    .iter()
-                    .filter(|r| r.origin == RootOrigin::Param(k))
-                    .map(|r| r.id),
-            );
-        }
-        roots
-    };
+    let owners = Owners::new(f, b, pt);
     for (k, block) in b.blocks.iter().enumerate() {
         for (i, stmt) in block.stmts.iter().enumerate() {
             let Op::DropStored { value: slot, .. } = &stmt.op else {
                 continue;
             };
-            let slot_roots = owner_roots(*slot);
-            if slot_roots.is_empty() {
+            if owners.roots(*slot).is_empty() {
                 continue;
             }
-            let same_owner = |v: ValueId| owner_roots(v).iter().any(|r| slot_roots.contains(r));
+            let same_owner = |v: ValueId| owners.same(*slot, v);
             // The straight path on: the rest of the block, then blocks with one
             // successor, a few of them.
             let mut grown = None;

@@ -111,17 +111,24 @@ fn dangling_diagnostic(d: &DanglingPointer) -> Diagnostic {
             "return the value itself, or take it by reference (`&self`) so that the pointer points into the caller's value",
         );
     }
-    let (into, after) = match &d.target {
-        Some(name) => (format!("a pointer to `{name}`"), format!("`{name}` is gone")),
-        None => ("a pointer into a temporary".to_string(), "the temporary is dropped".to_string()),
+    // What the pointer points into, how it goes, and the fix: a variable or a temporary.
+    let (into, after, gone, help) = match &d.target {
+        Some(name) => (
+            format!("a pointer to `{name}`"),
+            format!("`{name}` is gone"),
+            format!("`{name}` goes out of scope here"),
+            format!("keep {what} alive (declare it in an outer scope) until the pointer's last use"),
+        ),
+        None => (
+            "a pointer into a temporary".to_string(),
+            "the temporary is dropped".to_string(),
+            "the temporary is dropped here".to_string(),
+            "bind the temporary to a variable (`let v = ..;`) that lives until the pointer's last use".to_string(),
+        ),
     };
     let used = match &d.callee {
         Some(callee) if !callee.is_empty() => format!("the pointer is handed to `{callee}` here, after {after}"),
         _ => format!("the pointer is used here, after {after}"),
-    };
-    let gone = match &d.target {
-        Some(name) => format!("`{name}` goes out of scope here"),
-        None => "the temporary is dropped here".to_string(),
     };
     let mut diag = Diagnostic::new(
         Severity::Error,
@@ -133,10 +140,7 @@ fn dangling_diagnostic(d: &DanglingPointer) -> Diagnostic {
     if d.target_span != d.gone {
         diag = diag.with_label(d.target_span, format!("the pointer points into {what}"));
     }
-    diag.with_help(match &d.target {
-        Some(_) => format!("keep {what} alive (declare it in an outer scope) until the pointer's last use"),
-        None => "bind the temporary to a variable (`let v = ..;`) that lives until the pointer's last use".to_string(),
-    })
+    diag.with_help(help)
 }
 
 /// Pointer steps whose offset is not known: address arithmetic, not an access.

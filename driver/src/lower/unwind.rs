@@ -809,25 +809,16 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             });
         }
         let ty = b.mir.local_decls[local].ty;
-        let made_uninit = b.definitions().calls.get(&local).is_some_and(|_| {
-            b.mir
-                .basic_blocks
-                .iter()
-                .any(|data| match &data.terminator().kind {
-                    TerminatorKind::Call {
-                        func, destination, ..
-                    } if destination.local == local && destination.projection.is_empty() => {
-                        func.const_fn_def().is_some_and(|(d, _)| {
-                            in_core(self.tcx, d)
-                                && matches!(
-                                    self.tcx.item_name(d).as_str(),
-                                    "uninitialized" | "zeroed"
-                                )
-                        })
-                    }
-                    _ => false,
-                })
-        });
+        let made_uninit = b
+            .definitions()
+            .callees
+            .get(&local)
+            .into_iter()
+            .flatten()
+            .any(|&d| {
+                in_core(self.tcx, d)
+                    && matches!(self.tcx.item_name(d).as_str(), "uninitialized" | "zeroed")
+            });
         made_uninit && ty.needs_drop(self.tcx, self.env)
     }
 
@@ -1023,6 +1014,8 @@ fn assignment_of<'tcx>(b: &BodyCx<'tcx>, local: Local) -> Option<&'tcx mir::Rval
 pub(crate) struct Definitions<'tcx> {
     assigned: FxHashMap<Local, Option<&'tcx mir::Rvalue<'tcx>>>,
     calls: FxHashMap<Local, Option<&'tcx [Spanned<mir::Operand<'tcx>>]>>,
+    /// The functions whose calls return into the whole local, however many.
+    callees: FxHashMap<Local, Vec<rustc_hir::def_id::DefId>>,
 }
 
 impl<'tcx> Definitions<'tcx> {
@@ -1044,10 +1037,19 @@ impl<'tcx> Definitions<'tcx> {
                     .or_insert(whole.then_some(rvalue));
             }
             if let Some(TerminatorKind::Call {
-                destination, args, ..
+                func,
+                destination,
+                args,
+                ..
             }) = data.terminator.as_ref().map(|t| &t.kind)
             {
                 let whole = destination.projection.is_empty();
+                if let (true, Some((callee, _))) = (whole, func.const_fn_def()) {
+                    defs.callees
+                        .entry(destination.local)
+                        .or_default()
+                        .push(callee);
+                }
                 defs.calls
                     .entry(destination.local)
                     .and_modify(|d| *d = None)

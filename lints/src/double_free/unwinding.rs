@@ -9,7 +9,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use tensor_lint_analyzer::dataflow::PointsTo;
-use tensor_lint_analyzer::ir::{BodyId, DuplicateKind, EscapeKind, FnIr, LeakKind, Op, RootId, ValueId};
+use tensor_lint_analyzer::ir::{BodyId, DuplicateKind, EscapeKind, FnIr, LeakKind, Op, ValueId};
 use tensor_lint_analyzer::source::Span;
 
 use crate::context::{LintContext, LintFinding};
@@ -70,34 +70,8 @@ pub(super) fn unwinding_double_drops(
             written.iter().any(|r| read.contains(r))
         }
     };
-    // Whether two values stand for one owner: the same value, memory of a common
-    // root, or a parameter and memory the parameter's root gives (`self` and the
-    // buffer `self.as_mut_ptr()` points into).
-    let param_roots: BTreeMap<ValueId, Vec<RootId>> = b
-        .params
-        .iter()
-        .enumerate()
-        .map(|(k, &p)| {
-            let roots = f
-                .roots
-                .iter()
-                .filter(|r| r.origin == tensor_lint_analyzer::ir::RootOrigin::Param(k))
-                .map(|r| r.id)
-                .collect();
-            (p, roots)
-        })
-        .collect();
-    let owner_roots = |v: ValueId| {
-        pt.roots(v)
-            .iter()
-            .chain(param_roots.get(&v).into_iter().flatten())
-            .copied()
-            .collect::<Vec<RootId>>()
-    };
-    let same_owner = |a: ValueId, c: ValueId| {
-        let rc = owner_roots(c);
-        a == c || owner_roots(a).iter().any(|r| rc.contains(r))
-    };
+    let owners = super::Owners::new(f, b, pt);
+    let same_owner = |a: ValueId, c: ValueId| owners.same(a, c);
     let transfer = |k: usize, mut state: State, mut found: Option<&mut Vec<(At, At)>>| {
         for (i, st) in b.blocks[k].stmts.iter().enumerate() {
             match &st.op {
