@@ -17,7 +17,8 @@ reductions in `corpus/README.md`: recall is what the real releases say.
 Build scripts that look for a native library are overridden through the `links` of the
 case (a `.cargo/config.toml` written into the extracted crate); every crate shares one
 target folder, so common dependencies are built once. A case with `fresh_lock = true`
-drops the lockfile a release ships, whose pins today's compiler rejects.
+drops the lockfile a release ships, whose pins today's compiler rejects; `lock_pins`
+pins dependencies back (`cargo update --precise`) to releases the crate compiles with.
 
 usage: lintcheck/real_releases.py [--binary PATH] [--only CASE ...] [--jobs N]
 """
@@ -149,6 +150,12 @@ def run_case(binary: Path, case: dict) -> dict:
         # (an old proc-macro2): resolved afresh, as a crate without one is.
         if case.get("fresh_lock"):
             (crate_dir / "Cargo.lock").unlink(missing_ok=True)
+        # Dependencies pinned back to the releases the crate was written against (a
+        # `-sys` crate whose later semver-compatible releases changed its API).
+        for name, precise in case.get("lock_pins", []):
+            subprocess.run(["cargo", "update", "--quiet", "--manifest-path", str(crate_dir / "Cargo.toml"),
+                            "-p", name, "--precise", precise], capture_output=True, text=True,
+                           env=dict(os.environ, CARGO_TARGET_DIR=str(TARGET)))
         file = case[f"{side}_file"]
         text = (crate_dir / file).read_text(errors="replace") if (crate_dir / file).is_file() else ""
         # An item with no name (a derive the fix removed) is the line given.

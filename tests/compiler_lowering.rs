@@ -481,3 +481,37 @@ fn a_length_set_to_itself_and_more_grows() {
     assert_eq!(count(&clear, "set the length of"), 1, "{clear}");
     assert_eq!(count(&clear, ", longer"), 0, "{clear}");
 }
+
+#[test]
+fn an_allocator_method_of_any_trait_releases_and_a_realloc_hands_the_block_over() {
+    let source = "use std::alloc::Layout; use std::ptr::NonNull;\n\
+                  pub trait Arena {\n\
+                      fn allocate(&self, l: Layout) -> NonNull<u8>;\n\
+                      unsafe fn deallocate(&self, p: NonNull<u8>, l: Layout);\n\
+                      unsafe fn note(&self, p: NonNull<u8>, l: Layout);\n\
+                      unsafe fn regrow(&self, p: NonNull<u8>, old: Layout, new: Layout) -> NonNull<u8> {\n\
+                          if new.size() <= old.size() { return p; }\n\
+                          let q = self.allocate(new); self.deallocate(p, old); q\n\
+                      }\n\
+                  }\n\
+                  pub unsafe fn give_back<A: Arena>(a: &A, p: NonNull<u8>) { a.deallocate(p, Layout::new::<u64>()) }\n\
+                  pub unsafe fn only_noted<A: Arena>(a: &A, p: NonNull<u8>) { a.note(p, Layout::new::<u64>()) }\n\
+                  pub unsafe fn grown<A: Arena>(a: &A, p: NonNull<u8>) -> NonNull<u8> {\n\
+                      a.regrow(p, Layout::new::<u64>(), Layout::new::<[u64; 2]>())\n\
+                  }\n";
+    let back = ir(source, "give_back");
+    assert!(
+        releases(&back),
+        "`deallocate(ptr, layout)` releases\n{back}"
+    );
+    let noted = ir(source, "only_noted");
+    assert!(
+        !releases(&noted),
+        "another method of the same shape does not\n{noted}"
+    );
+    let grown = ir(source, "grown");
+    assert!(
+        !releases(&grown),
+        "a realloc frees nothing it returns\n{grown}"
+    );
+}

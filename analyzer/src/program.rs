@@ -51,6 +51,8 @@ pub struct CrateIr {
     pub structs: Vec<StructItem>,
     /// Pointers into locals used after the locals are gone (compiler front end).
     pub dangling: Vec<crate::ir::DanglingPointer>,
+    /// Values read out of nodes that drop them again (compiler front end).
+    pub node_reads: Vec<crate::ir::ReadOutOfNode>,
     pub cache_line_bytes: u32,
     /// Problems with the input (malformed annotations).
     pub errors: Vec<SourceError>,
@@ -276,6 +278,7 @@ pub fn analyze_functions(
         summaries,
         structs: Vec::new(),
         dangling: Vec::new(),
+        node_reads: Vec::new(),
         cache_line_bytes: options.cache_line_bytes,
         errors: Vec::new(),
     }

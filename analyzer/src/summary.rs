@@ -225,6 +225,10 @@ impl FnSummary {
         };
         let kind = |v: ValueId| ir.values.get(v.0 as usize).map(|v| &v.kind);
         let params = ir.bodies.first().map_or(&[][..], |b| &b.params[..]);
+        // The parameters deallocated, and those released another way (dropped, freed by
+        // a function).
+        let mut deallocated: BTreeSet<usize> = BTreeSet::new();
+        let mut dropped: BTreeSet<usize> = BTreeSet::new();
         for (_, _, stmt) in ir.stmts() {
             if let Op::Atomic {
                 value,
@@ -304,7 +308,14 @@ impl FnSummary {
                     value,
                     how: ReleaseKind::ScopeEnd | ReleaseKind::Drop,
                 } if replaced_field(ir, &points_to, *value) => continue,
-                Op::Release { value, .. } => (&mut s.frees, *value),
+                Op::Release { value, how } => {
+                    if matches!(how, ReleaseKind::Dealloc) {
+                        deallocated.extend(params_of(*value));
+                    } else {
+                        dropped.extend(params_of(*value));
+                    }
+                    (&mut s.frees, *value)
+                }
                 Op::Escape { value, how } if *how != crate::ir::EscapeKind::Returned => {
                     (&mut s.escapes, *value)
                 }
@@ -343,6 +354,13 @@ impl FnSummary {
                 }
                 if let Some(i) = param_of(k) {
                     s.returns = ReturnSummary::ViewOf(i);
+                    // Returned on one path, deallocated on another (`realloc`, which
+                    // grows the block in place or moves it): the caller's pointer is
+                    // handed over either way, not freed under the view returned.
+                    if deallocated.contains(&i) && !dropped.contains(&i) {
+                        s.frees.remove(&i);
+                        s.escapes.insert(i);
+                    }
                     derived = Some(derivations(ir));
                     s.returns_whole = derived.as_ref().is_some_and(|d| derived_whole(ir, d, *v));
                     // A zero offset is the argument itself: `returns_whole` says that.

@@ -63,6 +63,7 @@ fn run(tcx: TyCtxt<'_>, options: &Options, files: &Files) -> CrateFindings {
         .map(|&def| crate::annotations::of(tcx, def, files, &mut problems))
         .collect();
     let models = Models::new(tcx);
+    let release_flags = crate::release_flags::release_flags(tcx);
     let cx = CrateCx {
         tcx,
         files,
@@ -71,6 +72,7 @@ fn run(tcx: TyCtxt<'_>, options: &Options, files: &Files) -> CrateFindings {
         fn_ids: &fn_ids,
         annotations: &annotations,
         foreign: Default::default(),
+        release_flags: &release_flags,
     };
     let annotated: Vec<Option<FnSummary>> = annotations
         .iter()
@@ -91,6 +93,7 @@ fn run(tcx: TyCtxt<'_>, options: &Options, files: &Files) -> CrateFindings {
         .iter()
         .flat_map(|&def| crate::dangling::dangling_pointers(tcx, files, def))
         .collect();
+    ir.node_reads = crate::node_reads::reads_out_of_nodes(tcx, files);
     let lint_cx = LintContext {
         ir: &ir,
         sources: &files.sources,

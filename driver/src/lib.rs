@@ -40,6 +40,8 @@ mod dangling;
 mod files;
 mod lower;
 mod models;
+mod node_reads;
+mod release_flags;
 mod released_fields;
 mod structs;
 

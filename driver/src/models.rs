@@ -65,7 +65,46 @@ impl Models {
             .or_else(|| self.by_item.get(&tcx.trait_item_of(item)?))
             .cloned()
             .or_else(|| array_method(tcx, item))
+            .or_else(|| allocator_release(tcx, item))
     }
+}
+
+/// A function of the allocator protocol that no row names: named `dealloc` or
+/// `deallocate`, taking a pointer and then the `core::alloc::Layout` it was allocated
+/// with, returning nothing. `GlobalAlloc::dealloc` and `Allocator::deallocate` are such
+/// functions, and so are the allocator traits crates declare for themselves (a copy of
+/// the unstable `Allocator`, an arena's own) and the methods of their impls: a call
+/// releases the pointer, whatever allocator runs.
+pub(crate) fn allocator_release(tcx: TyCtxt<'_>, item: DefId) -> Option<Model> {
+    if !matches!(tcx.def_kind(item), DefKind::Fn | DefKind::AssocFn) {
+        return None;
+    }
+    let name = tcx.item_name(item);
+    if !matches!(name.as_str(), "dealloc" | "deallocate") {
+        return None;
+    }
+    let sig = tcx.fn_sig(item).instantiate_identity().skip_binder();
+    if !sig.output().is_unit() {
+        return None;
+    }
+    let inputs = sig.inputs();
+    let layout = inputs
+        .iter()
+        .position(|ty| crate::lower::types::adt_is(tcx, *ty, "core", "Layout"))?;
+    let pointer = layout.checked_sub(1)?;
+    let ty = inputs[pointer];
+    let is_pointer = ty.is_raw_ptr() || crate::lower::types::adt_is(tcx, ty, "core", "NonNull");
+    if !is_pointer {
+        return None;
+    }
+    let shown = match tcx.trait_of_assoc(item) {
+        Some(t) => format!("{}::{name}", tcx.item_name(t)),
+        None => name.to_string(),
+    };
+    Some(Model {
+        sem: Sem::Release(tensor_lint_analyzer::models::ReleaseHow::Dealloc, pointer),
+        name: shown,
+    })
 }
 
 /// An inherent method or constructor of an array or tensor type (ndarray's arrays,

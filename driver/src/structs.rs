@@ -194,10 +194,13 @@ fn is_pointer<'tcx>(tcx: TyCtxt<'tcx>, ty: Ty<'tcx>) -> bool {
     ty.is_raw_ptr() || types::adt_is(tcx, ty, "core", "NonNull")
 }
 
-/// A function of the standard library that frees the memory a raw pointer reaches:
-/// `dealloc`, and the `from_raw` of an owner (`Box`, `Vec`, `String`, `CString`), whose
+/// A function that frees the memory a raw pointer reaches: one of the allocator protocol
+/// (`dealloc`, `Allocator::deallocate`, see `models::allocator_release`), and the `from_raw` of an owner (`Box`, `Vec`, `String`, `CString`), whose
 /// drop frees it.
 pub(crate) fn frees_raw_memory(tcx: TyCtxt<'_>, callee: DefId) -> bool {
+    if crate::models::allocator_release(tcx, callee).is_some() {
+        return true;
+    }
     if !matches!(tcx.crate_name(callee.krate).as_str(), "alloc" | "std") {
         return false;
     }

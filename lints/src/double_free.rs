@@ -54,6 +54,13 @@ crate::declare_lint! {
     /// taking `self` that gives it up (`mem::forget(self)`), a method `Drop` calls
     /// itself, and a `&mut self` method the crate does not export.
     ///
+    /// The allocator protocol counts as a release wherever it is declared: a function
+    /// named `dealloc` or `deallocate` taking a pointer and then its `Layout`
+    /// (`GlobalAlloc::dealloc`, `Allocator::deallocate`, a crate's own allocator trait).
+    /// A function that returns the pointer it was given on one path and deallocates it
+    /// on another (`realloc`) hands the caller's block over, and frees nothing under
+    /// the pointer it returns.
+    ///
     /// Memory dropped before it ever held a value is reported too (with the compiler
     /// front end, which sees the drops an assignment makes): an assignment through a
     /// pointer or reference (`*p = v`, `v[i] = x`, `ctx.name = s`) drops the value it
@@ -87,6 +94,29 @@ crate::declare_lint! {
     /// something to drop, swapped into a place with `mem::replace`, is reported the same
     /// way until the place is written again: unwinding drops its owner, and the
     /// placeholder's bytes with it.
+    ///
+    /// A value read out of a node that still owns it (compiler front end):
+    /// `ptr::read` of a field of a struct of the crate reached through a pointer or a
+    /// reference (`ptr::read(&(*node).value)`, or a `ref` binding into the node), when
+    /// the crate destroys values of that struct with their fields dropped
+    /// (`Box::from_raw`, `drop_in_place`, crossbeam-epoch's `into_owned` or
+    /// `defer_destroy`, deferred or not). The reader and the node both own the value,
+    /// and destroying the node drops it again. Not reported: a field with nothing to
+    /// drop (a `ManuallyDrop` or `MaybeUninit` one), a function that writes through
+    /// the node's pointer, forgets or writes a value in place (`mem::forget`,
+    /// `ptr::write`, `ptr::copy`, `mem::swap`) or frees memory without dropping it
+    /// (`dealloc`), and nodes the crate never destroys by dropping them. Deferred
+    /// releases are not followed further: a node another pointer still reaches (a
+    /// queue's `tail`) handed to `defer_destroy` and used later by another thread, a
+    /// release handed to another thread by a state change (`swap(DISCONNECTED)`), and
+    /// uses after `defer_destroy` under the same guard (which keeps the memory) are not
+    /// reported.
+    ///
+    /// A type whose `Drop` releases only under a `bool` field (`if !self.weak { .. }`,
+    /// see `leak`) is a second owner only when the literal sets the flag so that it
+    /// releases: `TensorRef { raw: owner.raw, weak: true }` is quiet, `weak: false`
+    /// is reported. Memory lent by a C getter (`*_get_*`) wrapped with the flag on is
+    /// not recognised.
     ///
     /// Use instead: release once on each path.
     /// ```rust,ignore
@@ -123,8 +153,8 @@ use tensor_lint_analyzer::dataflow::PointsTo;
 use std::collections::BTreeMap;
 
 use tensor_lint_analyzer::ir::{
-    Body, BlockId, BodyId, EscapeKind, FnIr, Op, OwnerCopy, ReleaseKind, RootId, RootOrigin, TyClass,
-    ValueId, ValueKind,
+    Body, BlockId, BodyId, EscapeKind, FnIr, Op, OwnerCopy, ReadOutOfNode, ReleaseKind, RootId,
+    RootOrigin, TyClass, ValueId, ValueKind,
 };
 use tensor_lint_analyzer::index::{ReleasedNotReset, StructItem};
 use tensor_lint_analyzer::source::Span;
@@ -214,6 +244,23 @@ pub(crate) fn is_raii(how: &ReleaseKind) -> bool {
 }
 
 fn check(cx: &LintContext<'_>, out: &mut Vec<LintFinding>) {
+    // Where a method taking `self` is found releasing a field `Drop` releases again:
+    // the drop of `self` there is that finding, not a second one.
+    let said: Vec<Span> = cx
+        .ir
+        .structs
+        .iter()
+        .flat_map(|s| &s.released_not_reset)
+        .filter(|m| m.by_value)
+        .filter_map(|m| m.dropped_at)
+        .collect();
+    let mut found = Vec::new();
+    check_all(cx, &mut found);
+    found.retain(|f| !said.contains(&f.diagnostic.primary.span));
+    out.extend(found);
+}
+
+fn check_all(cx: &LintContext<'_>, out: &mut Vec<LintFinding>) {
     for s in &cx.ir.structs {
         for method in &s.released_not_reset {
             out.push(LintFinding {
@@ -229,6 +276,13 @@ fn check(cx: &LintContext<'_>, out: &mut Vec<LintFinding>) {
                 diagnostic: d,
             });
         }
+    }
+    for read in &cx.ir.node_reads {
+        out.push(LintFinding {
+            lint: &DOUBLE_FREE,
+            proven: true,
+            diagnostic: read_out_of_node_diagnostic(read),
+        });
     }
     // A truncated function lacks some of its ops: a missing release or allocation
     // would become a false finding.
@@ -401,6 +455,27 @@ fn released_not_reset_diagnostic(s: &StructItem, m: &ReleasedNotReset) -> Diagno
         )
     };
     d.with_help(help)
+}
+
+/// A value read out of a node whose destruction drops it again.
+fn read_out_of_node_diagnostic(r: &ReadOutOfNode) -> Diagnostic {
+    let (node, field) = (&r.node, &r.field);
+    let destroyed = if r.deferred {
+        format!("a `{node}` is destroyed here, later, and drops its `{field}` again")
+    } else {
+        format!("a `{node}` is destroyed here, and drops its `{field}` again")
+    };
+    Diagnostic::new(
+        Severity::Error,
+        format!("this reads the `{field}` out of a `{node}` that still owns it"),
+        Label::new(r.at, format!("a bitwise copy of the `{field}`; the `{node}` keeps its own")),
+    )
+    .with_code(DOUBLE_FREE.code())
+    .with_label(r.destroyed, destroyed)
+    .with_note("the copy and the node each drop the value: what it owns is freed twice")
+    .with_help(format!(
+        "hold the field as `ManuallyDrop` (or `MaybeUninit`) so that destroying a `{node}` does not drop it, or take the value out with `mem::replace`"
+    ))
 }
 
 /// A type whose `Drop` releases what its raw pointer fields point to, with a `Clone`

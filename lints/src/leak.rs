@@ -49,7 +49,12 @@ crate::declare_lint! {
     /// with `impl Drop`, an `Arc`, a `Vec`) and that the function did not take out
     /// first; fields whose type borrows its storage (`Vec<'arena, T>`) are left to
     /// their arena. A handle moved into a struct literal of a type with `impl Drop` is
-    /// that owner's to release.
+    /// that owner's to release, unless (with the compiler front end) that `Drop`
+    /// releases only under a `bool` field of the struct (`if self.owned { .. }`, `if
+    /// !self.borrowed { .. }`) and the literal sets the field the other way: memory this
+    /// function allocated, held by `Buffer { inner, owned: false }`, is never released.
+    /// The flag must be a constant in the literal; a `Drop` that frees under a test of
+    /// anything else (an enum variant, a pointer being null) is not read as a flag.
     /// Memory returned inside a tuple, an array or a struct reaches the caller, and so
     /// does memory a method takes as `self` and gives back as `Self`.
     /// ```rust,ignore
@@ -531,6 +536,23 @@ fn diagnostic(f: &FnIr, pt: &PointsTo, body: BodyId, ob: &Obligation, end: PathE
     } else {
         "before it is allocated again"
     };
+    // Held by a value built so that its `Drop` frees nothing (`owned: false`).
+    if let Some(u) = f.unowned_builds.iter().find(|u| u.root == ob.root) {
+        let (ty, flag, value) = (&u.ty, &u.flag, u.flag_value);
+        return d
+            .with_label(
+                u.span,
+                format!("the `{ty}` built here with `{flag}: {value}` holds {what}, and its `Drop` does not release it"),
+            )
+            .with_note(format!(
+                "`{ty}`'s `Drop` releases what it holds only when `{flag}` is {}",
+                !value
+            ))
+            .with_help(format!(
+                "build the `{ty}` with `{flag}: {}` when it holds memory this code allocated",
+                !value
+            ));
+    }
     let help = match (&ob.given_up, released_by) {
         (Some((_, LeakKind::IntoRaw)), _) => format!(
             "turn the pointer back into a box with `Box::from_raw` {before}, or return it to the caller"

@@ -770,6 +770,9 @@ pub struct FnIr {
     pub storage_tests: Vec<(ValueId, ValueId)>,
     /// Second owners of raw memory another owner holds (see [`OwnerCopy`]).
     pub owner_copies: Vec<OwnerCopy>,
+    /// Memory this function allocated, held only by a value whose `Drop` frees it under
+    /// a flag the value is built with off (see [`UnownedBuild`]).
+    pub unowned_builds: Vec<UnownedBuild>,
     /// Indices into `static` tables computed at run time (`LOCKS[hash % LEN]`): each
     /// symbol stands for one entry, another each time the code runs, within its range.
     pub run_time_indices: Vec<Iteration>,
@@ -810,6 +813,35 @@ pub struct DanglingPointer {
     pub returned: bool,
     /// The function the pointer is handed to.
     pub callee: Option<String>,
+}
+
+/// A value read out bitwise (`ptr::read`) of a field of a node (a struct of the crate
+/// reached through a pointer or reference) that the crate destroys with its fields
+/// dropped: the node still owns the value, and drops it again (compiler front end).
+#[derive(Clone, Debug)]
+pub struct ReadOutOfNode {
+    /// The read.
+    pub at: Span,
+    /// The node's type (`Node<T>`) and the field read.
+    pub node: String,
+    pub field: String,
+    /// Where the crate destroys nodes of that type, and whether that runs later
+    /// (`defer_destroy`, a closure given to `defer`).
+    pub destroyed: Span,
+    pub deferred: bool,
+}
+
+/// A value built around memory with the flag its `Drop` tests before releasing set the
+/// other way (`Buffer { inner, owned: false }`): dropping it frees nothing.
+#[derive(Clone, Debug)]
+pub struct UnownedBuild {
+    /// The memory the value holds.
+    pub root: RootId,
+    /// Where the value is built, its type, and the flag with the value it is built with.
+    pub span: Span,
+    pub ty: String,
+    pub flag: String,
+    pub flag_value: bool,
 }
 
 /// A value made to own raw memory that another owner still holds: a type whose `Drop`

@@ -354,6 +354,7 @@ impl<'c, 'x, 'a> Lowerer<'c, 'x, 'a> {
             compared: self.compared,
             storage_tests: self.storage_tests,
             owner_copies: self.owner_copies,
+            unowned_builds: Vec::new(),
             run_time_indices: self.run_time_indices,
             run_values: self.run_values,
             element_values: self.element_values,

@@ -125,6 +125,7 @@ pub const PATHS: &[(&str, Sem)] = &[
         Sem::Release(ReleaseHow::DropInPlace, 0),
     ),
     ("std::ptr::NonNull::as_ptr", Sem::View(ViewKind::Whole)),
+    ("std::ptr::NonNull::cast", Sem::View(ViewKind::Whole)),
     ("std::ptr::NonNull::new", Sem::Transparent),
     ("std::ptr::NonNull::as_ref", Sem::View(ViewKind::Whole)),
     ("std::ptr::NonNull::as_mut", Sem::View(ViewKind::Whole)),

@@ -674,11 +674,20 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
     /// a tuple returned).
     pub(crate) fn memory_parts(&self, v: ValueId) -> Vec<ValueId> {
         let mut out = Vec::new();
-        self.collect_memory_parts(v, 0, &mut out);
+        self.collect_memory_parts(v, 0, false, &mut out);
         out
     }
 
-    fn collect_memory_parts(&self, v: ValueId, depth: u32, out: &mut Vec<ValueId>) {
+    /// What a value's `Drop` releases of the memory parts of `v`: also the memory of a
+    /// struct of the caller's that the function reached through a call (see
+    /// `struct_memory`), which the value holds as a field (`Box<T, A>`'s `Unique<T>`).
+    fn dropped_parts(&self, v: ValueId) -> Vec<ValueId> {
+        let mut out = Vec::new();
+        self.collect_memory_parts(v, 0, true, &mut out);
+        out
+    }
+
+    fn collect_memory_parts(&self, v: ValueId, depth: u32, objects: bool, out: &mut Vec<ValueId>) {
         if let Some(root) = self.value(v).kind.root() {
             if !out.contains(&v) {
                 out.push(v);
@@ -688,12 +697,25 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 return;
             }
         }
+        // A struct of the caller's whose memory the body reached through a call (see
+        // `struct_memory`): the root standing for all it holds.
+        let memory = self
+            .param_structs
+            .get(&self.canonical(v))
+            .and_then(|index| self.object_memory.get(index))
+            .filter(|_| objects);
+        if let Some(&memory) = memory {
+            if !out.contains(&memory) {
+                out.push(memory);
+            }
+            return;
+        }
         if depth > 3 {
             return;
         }
         let base = self.pointees.get(&v).copied().unwrap_or(v);
         for (_, _, field) in self.fields_of(base) {
-            self.collect_memory_parts(field, depth + 1, out);
+            self.collect_memory_parts(field, depth + 1, objects, out);
         }
     }
 
@@ -926,7 +948,11 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             }
         }
         for &i in &summary.frees {
-            for v in parts(self, i) {
+            let freed = match self.releasing {
+                Some(_) => arg(i).map(|v| self.dropped_parts(v)).unwrap_or_default(),
+                None => parts(self, i),
+            };
+            for v in freed {
                 let how = self
                     .releasing
                     .clone()

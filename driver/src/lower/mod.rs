@@ -58,6 +58,8 @@ pub(crate) struct CrateCx<'a, 'tcx> {
     pub annotations: &'a [Annotations],
     /// What the foreign functions calls reach do with handles.
     pub foreign: foreign::ForeignRoles<'tcx>,
+    /// The structs whose `Drop` releases only under a flag.
+    pub release_flags: &'a FxHashMap<rustc_hir::def_id::DefId, crate::release_flags::ReleaseFlag>,
 }
 
 /// The lowering of one function with its closures.
@@ -109,6 +111,8 @@ pub(crate) struct FnLowerer<'a, 'tcx> {
     /// value built, the value standing for the new owner's duty to release.
     owner_copies: Vec<tensor_lint_analyzer::ir::OwnerCopy>,
     second_owners: FxHashMap<ValueId, ValueId>,
+    /// Memory held only by values built not to free it (see `FnIr::unowned_builds`).
+    unowned_builds: Vec<tensor_lint_analyzer::ir::UnownedBuild>,
     /// Pairs of tensors the code asks share storage (`a.same_storage(&b)`).
     storage_tests: Vec<(ValueId, ValueId)>,
     /// `Zip` values: the arrays they walk in lock step.
@@ -303,6 +307,7 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
             owner_parts: FxHashMap::default(),
             owner_copies: Vec::new(),
             second_owners: FxHashMap::default(),
+            unowned_builds: Vec::new(),
             conditions: FxHashMap::default(),
             element_values: Vec::new(),
             returned_conditions: Vec::new(),
@@ -395,6 +400,7 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
             compared: self.compared,
             storage_tests: self.storage_tests,
             owner_copies: self.owner_copies,
+            unowned_builds: self.unowned_builds,
             run_time_indices: self.run_time_indices,
             run_values: self.run_values,
             element_values: self.element_values,

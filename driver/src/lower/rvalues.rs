@@ -646,13 +646,33 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                         self.ranges.insert(dst, (lo, hi));
                     }
                 }
+                // Built with the flag its `Drop` tests set so that it frees nothing: it
+                // holds no memory of this function's, and is no second owner.
+                let frees_nothing = self.cx.release_flags.get(did).and_then(|flag| {
+                    let value = ops.get(flag.field)?.constant()?.const_.try_to_bool()?;
+                    (value != flag.frees_when).then(|| (flag.name.clone(), value))
+                });
                 for (k, v) in values.iter().enumerate() {
-                    if let Some(v) = v {
-                        self.set_field(dst, variant.as_u32(), k as u32, *v);
+                    let Some(v) = v else { continue };
+                    if let Some((flag, flag_value)) = &frees_nothing {
+                        if let Some(root) = self.fresh_allocation(*v) {
+                            self.unowned_builds
+                                .push(tensor_lint_analyzer::ir::UnownedBuild {
+                                    root,
+                                    span,
+                                    ty: tcx.item_name(*did).to_string(),
+                                    flag: flag.clone(),
+                                    flag_value: *flag_value,
+                                });
+                            continue;
+                        }
                     }
+                    self.set_field(dst, variant.as_u32(), k as u32, *v);
                 }
                 let built = ty::Ty::new_adt(self.tcx, self.tcx.adt_def(*did), generics);
-                self.owner_rebuilt(b, dst, built, &values, span);
+                if frees_nothing.is_none() {
+                    self.owner_rebuilt(b, dst, built, &values, span);
+                }
             }
             AggregateKind::Tuple | AggregateKind::Array(_) => {
                 for (k, v) in values.iter().enumerate() {
@@ -666,6 +686,17 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             }
             _ => {}
         }
+    }
+
+    /// The allocation `v` is, when this function made it and owes its release.
+    fn fresh_allocation(&self, v: ValueId) -> Option<tensor_lint_analyzer::ir::RootId> {
+        let kind = &self.value(v).kind;
+        if !matches!(kind, ValueKind::Root(_) | ValueKind::RawPtr(_)) {
+            return None;
+        }
+        let root = kind.root()?;
+        let r = &self.roots[root.0 as usize];
+        (r.origin == RootOrigin::Alloc && r.released_by != ReleasedBy::NotOwned).then_some(root)
     }
 
     /// An array literal held in `dst`: memory of its own, on the stack.
