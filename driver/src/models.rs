@@ -92,9 +92,7 @@ pub(crate) fn allocator_release(tcx: TyCtxt<'_>, item: DefId) -> Option<Model> {
         .iter()
         .position(|ty| crate::lower::types::adt_is(tcx, *ty, "core", "Layout"))?;
     let pointer = layout.checked_sub(1)?;
-    let ty = inputs[pointer];
-    let is_pointer = ty.is_raw_ptr() || crate::lower::types::adt_is(tcx, ty, "core", "NonNull");
-    if !is_pointer {
+    if !crate::lower::types::is_pointer(tcx, inputs[pointer]) {
         return None;
     }
     let shown = match tcx.trait_of_assoc(item) {

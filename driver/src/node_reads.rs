@@ -59,23 +59,12 @@ fn destroyed_types(tcx: TyCtxt<'_>, bodies: &[LocalDefId]) -> FxHashMap<DefId, D
     let mut found: Vec<(DefId, LocalDefId, rustc_span::Span, bool)> = Vec::new();
     for &def in bodies {
         let mir = tcx.optimized_mir(def.to_def_id());
-        for block in mir.basic_blocks.iter() {
-            let mir::TerminatorKind::Call {
-                func,
-                args,
-                fn_span,
-                ..
-            } = &block.terminator().kind
-            else {
-                continue;
-            };
-            let Some((callee, generics)) = func.const_fn_def() else {
-                continue;
-            };
+        for call in crate::structs::direct_calls(mir) {
+            let (callee, generics) = (call.callee, call.generics);
             let name = tcx.item_name(callee);
             let krate = tcx.crate_name(callee.krate);
             if krate.as_str() == "crossbeam_epoch" && name.as_str().starts_with("defer") {
-                for a in args {
+                for a in call.args {
                     if let ty::Closure(closure, _) = a.node.ty(mir, tcx).kind() {
                         deferred_closures.insert(*closure);
                     }
@@ -101,7 +90,7 @@ fn destroyed_types(tcx: TyCtxt<'_>, bodies: &[LocalDefId]) -> FxHashMap<DefId, D
             if !adt.did().is_local() || adt.is_manually_drop() {
                 continue;
             }
-            found.push((adt.did(), def, *fn_span, name.as_str() == "defer_destroy"));
+            found.push((adt.did(), def, call.span, name.as_str() == "defer_destroy"));
         }
     }
     let mut out: FxHashMap<DefId, Destroyed> = FxHashMap::default();
@@ -124,25 +113,15 @@ fn reads_in<'tcx>(
     let env = ty::TypingEnv::post_analysis(tcx, def.to_def_id());
     // A body that gives a value up, writes one in place or frees memory without
     // dropping it settles who owns what itself.
-    let settles = mir.basic_blocks.iter().any(|block| {
-        let mir::TerminatorKind::Call { func, .. } = &block.terminator().kind else {
-            return false;
-        };
-        func.const_fn_def().is_some_and(|(callee, _)| {
-            let name = tcx.item_name(callee);
-            let of_core = tcx.crate_name(callee.krate).as_str() == "core";
-            of_core
-                && matches!(
-                    name.as_str(),
-                    "forget"
-                        | "write"
-                        | "write_unaligned"
-                        | "copy"
-                        | "copy_nonoverlapping"
-                        | "swap"
-                )
-                || crate::models::allocator_release(tcx, callee).is_some()
-        })
+    let settles = crate::structs::direct_calls(mir).any(|call| {
+        let callee = call.callee;
+        let of_core = tcx.crate_name(callee.krate).as_str() == "core";
+        of_core
+            && matches!(
+                tcx.item_name(callee).as_str(),
+                "forget" | "write" | "write_unaligned" | "copy" | "copy_nonoverlapping" | "swap"
+            )
+            || crate::models::allocator_release(tcx, callee).is_some()
     });
     if settles {
         return;
@@ -162,22 +141,8 @@ fn reads_in<'tcx>(
             }
         }
     }
-    for block in mir.basic_blocks.iter() {
-        if block.is_cleanup {
-            continue;
-        }
-        let mir::TerminatorKind::Call {
-            func,
-            args,
-            fn_span,
-            ..
-        } = &block.terminator().kind
-        else {
-            continue;
-        };
-        let Some((callee, generics)) = func.const_fn_def() else {
-            continue;
-        };
+    for call in crate::structs::direct_calls(mir).filter(|c| !c.cleanup) {
+        let (callee, generics) = (call.callee, call.generics);
         if !is_bitwise_read(tcx, callee) {
             continue;
         }
@@ -187,7 +152,7 @@ fn reads_in<'tcx>(
         if !read_ty.needs_drop(tcx, env) {
             continue;
         }
-        let Some(Operand::Copy(p) | Operand::Move(p)) = args.first().map(|a| &a.node) else {
+        let Some(Operand::Copy(p) | Operand::Move(p)) = call.args.first().map(|a| &a.node) else {
             continue;
         };
         let Some(place) = borrowed_place(&assigned, *p, 0) else {
@@ -206,7 +171,7 @@ fn reads_in<'tcx>(
         if written_through.contains(&place.local) {
             continue;
         }
-        let (Some(at), Some(destroyed_at)) = (files.span(*fn_span), files.span(destroy.span))
+        let (Some(at), Some(destroyed_at)) = (files.span(call.span), files.span(destroy.span))
         else {
             continue;
         };

@@ -11,7 +11,7 @@
 use rustc_data_structures::fx::FxHashMap;
 use rustc_hir::def::DefKind;
 use rustc_hir::def_id::DefId;
-use rustc_middle::mir::{self, BasicBlock, Local, Operand, PlaceElem, Rvalue, StatementKind};
+use rustc_middle::mir::{self, BasicBlock, Operand, PlaceElem, Rvalue, StatementKind};
 use rustc_middle::ty::TyCtxt;
 
 /// The field a struct's `Drop` tests before releasing anything, and the value that
@@ -39,11 +39,9 @@ fn release_flag(tcx: TyCtxt<'_>, adt: DefId) -> Option<ReleaseFlag> {
         return None;
     }
     let mir = tcx.optimized_mir(local.to_def_id());
-    let releases: Vec<BasicBlock> = mir
-        .basic_blocks
-        .iter_enumerated()
-        .filter(|(_, data)| !data.is_cleanup && releases(tcx, data.terminator()))
-        .map(|(bb, _)| bb)
+    let releases: Vec<BasicBlock> = crate::structs::direct_calls(mir)
+        .filter(|c| !c.cleanup && crate::structs::releases_what_it_is_given(tcx, c.callee))
+        .map(|c| c.block)
         .collect();
     if releases.is_empty() {
         return None;
@@ -89,17 +87,6 @@ fn release_flag(tcx: TyCtxt<'_>, adt: DefId) -> Option<ReleaseFlag> {
     })
 }
 
-/// A call that releases memory or a handle: foreign code, or the standard library's
-/// ways to free (`dealloc`, a `from_raw`).
-fn releases(tcx: TyCtxt<'_>, term: &mir::Terminator<'_>) -> bool {
-    let mir::TerminatorKind::Call { func, .. } = &term.kind else {
-        return false;
-    };
-    func.const_fn_def().is_some_and(|(callee, _)| {
-        tcx.is_foreign_item(callee) || crate::structs::frees_raw_memory(tcx, callee)
-    })
-}
-
 /// The `bool` field of `self` a branch tests (`(*self).owned`, or its negation), as
 /// the local the branch reads was assigned in its block.
 fn flag_of<'tcx>(
@@ -137,11 +124,11 @@ fn flag_of<'tcx>(
 
 /// `(*self).f` of a `bool` field: `f`.
 fn self_field<'tcx>(mir: &mir::Body<'tcx>, place: &mir::Place<'tcx>) -> Option<usize> {
-    if place.local != Local::from_usize(1) || mir.arg_count == 0 {
+    let [_, PlaceElem::Field(_, ty)] = place.projection.as_slice() else {
+        return None;
+    };
+    if mir.arg_count == 0 || !ty.is_bool() {
         return None;
     }
-    match place.projection.as_slice() {
-        [PlaceElem::Deref, PlaceElem::Field(f, ty)] if ty.is_bool() => Some(f.as_usize()),
-        _ => None,
-    }
+    crate::released_fields::self_field(place, true)
 }

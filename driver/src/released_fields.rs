@@ -154,16 +154,11 @@ fn same_release(tcx: TyCtxt<'_>, a: DefId, b: DefId) -> bool {
 
 /// The functions `mir` calls.
 fn callees<'a, 'tcx>(mir: &'a mir::Body<'tcx>) -> impl Iterator<Item = DefId> + use<'a, 'tcx> {
-    mir.basic_blocks
-        .iter()
-        .filter_map(|block| match &block.terminator().kind {
-            TerminatorKind::Call { func, .. } => func.const_fn_def().map(|(d, _)| d),
-            _ => None,
-        })
+    crate::structs::direct_calls(mir).map(|call| call.callee)
 }
 
 /// The field of `self` a place is (`(*_1).f` for a `&mut self`, `_1.f` for `self`).
-fn self_field(place: &mir::Place<'_>, by_ref: bool) -> Option<usize> {
+pub(crate) fn self_field(place: &mir::Place<'_>, by_ref: bool) -> Option<usize> {
     if place.local != mir::Local::from_usize(1) {
         return None;
     }
@@ -234,31 +229,17 @@ fn field_releases(tcx: TyCtxt<'_>, mir: &mir::Body<'_>, by_ref: bool) -> Vec<Fie
         }
     }
     let mut out = Vec::new();
-    for (bb, block) in mir.basic_blocks.iter_enumerated() {
-        if block.is_cleanup {
+    for call in crate::structs::direct_calls(mir).filter(|c| !c.cleanup) {
+        let callee = call.callee;
+        if !crate::structs::releases_what_it_is_given(tcx, callee) {
             continue;
         }
-        let TerminatorKind::Call {
-            func,
-            args,
-            fn_span,
-            ..
-        } = &block.terminator().kind
-        else {
-            continue;
-        };
-        let Some((callee, _)) = func.const_fn_def() else {
-            continue;
-        };
-        if !(tcx.is_foreign_item(callee) || crate::structs::frees_raw_memory(tcx, callee)) {
-            continue;
-        }
-        if let Some(field) = args.iter().find_map(|a| from(&held, &a.node)) {
+        if let Some(field) = call.args.iter().find_map(|a| from(&held, &a.node)) {
             out.push(FieldRelease {
                 field,
                 callee,
-                block: bb,
-                span: *fn_span,
+                block: call.block,
+                span: call.span,
             });
         }
     }

@@ -123,7 +123,7 @@ fn drop_hands_raw_memory_out<'tcx>(tcx: TyCtxt<'tcx>, adt: DefId, ty: Ty<'tcx>) 
     let has_raw_field = match ty.kind() {
         ty::Adt(def, args) => def
             .all_fields()
-            .any(|f| is_pointer(tcx, f.ty(tcx, args).skip_normalization())),
+            .any(|f| types::is_pointer(tcx, f.ty(tcx, args).skip_normalization())),
         _ => false,
     };
     if !has_raw_field || !tcx.is_mir_available(local.to_def_id()) {
@@ -179,7 +179,7 @@ fn drop_hands_raw_memory_out<'tcx>(tcx: TyCtxt<'tcx>, adt: DefId, ty: Ty<'tcx>) 
         };
         let outside = match func.const_fn_def() {
             None => true,
-            Some((callee, _)) => tcx.is_foreign_item(callee) || frees_raw_memory(tcx, callee),
+            Some((callee, _)) => releases_what_it_is_given(tcx, callee),
         };
         let self_given = args.iter().any(|a| match &a.node {
             Operand::Copy(p) | Operand::Move(p) => from_self.contains(&p.local),
@@ -189,14 +189,56 @@ fn drop_hands_raw_memory_out<'tcx>(tcx: TyCtxt<'tcx>, adt: DefId, ty: Ty<'tcx>) 
     })
 }
 
-/// A raw pointer, or a `NonNull` one.
-fn is_pointer<'tcx>(tcx: TyCtxt<'tcx>, ty: Ty<'tcx>) -> bool {
-    ty.is_raw_ptr() || types::adt_is(tcx, ty, "core", "NonNull")
+/// A call of a function the compiler resolved.
+pub(crate) struct DirectCall<'a, 'tcx> {
+    pub block: mir::BasicBlock,
+    /// The call is on an unwinding path.
+    pub cleanup: bool,
+    pub callee: DefId,
+    pub generics: ty::GenericArgsRef<'tcx>,
+    pub args: &'a [rustc_span::Spanned<Operand<'tcx>>],
+    /// The call with its arguments.
+    pub span: rustc_span::Span,
+}
+
+/// The calls of a body to functions the compiler resolved, in block order.
+pub(crate) fn direct_calls<'a, 'tcx>(
+    mir: &'a mir::Body<'tcx>,
+) -> impl Iterator<Item = DirectCall<'a, 'tcx>> + 'a {
+    mir.basic_blocks
+        .iter_enumerated()
+        .filter_map(|(block, data)| {
+            let TerminatorKind::Call {
+                func,
+                args,
+                fn_span,
+                ..
+            } = &data.terminator().kind
+            else {
+                return None;
+            };
+            let (callee, generics) = func.const_fn_def()?;
+            Some(DirectCall {
+                block,
+                cleanup: data.is_cleanup,
+                callee,
+                generics,
+                args,
+                span: *fn_span,
+            })
+        })
+}
+
+/// A function that may release what a pointer it is given points to: code outside
+/// Rust, or one that frees raw memory.
+pub(crate) fn releases_what_it_is_given(tcx: TyCtxt<'_>, callee: DefId) -> bool {
+    tcx.is_foreign_item(callee) || frees_raw_memory(tcx, callee)
 }
 
 /// A function that frees the memory a raw pointer reaches: one of the allocator protocol
-/// (`dealloc`, `Allocator::deallocate`, see `models::allocator_release`), and the `from_raw` of an owner (`Box`, `Vec`, `String`, `CString`), whose
-/// drop frees it.
+/// (`std::alloc::dealloc`, `Allocator::deallocate`, see `models::allocator_release`),
+/// and the `from_raw` of an owner (`Box`, `Vec`, `String`, `CString`), whose drop frees
+/// it.
 pub(crate) fn frees_raw_memory(tcx: TyCtxt<'_>, callee: DefId) -> bool {
     if crate::models::allocator_release(tcx, callee).is_some() {
         return true;
@@ -204,21 +246,21 @@ pub(crate) fn frees_raw_memory(tcx: TyCtxt<'_>, callee: DefId) -> bool {
     if !matches!(tcx.crate_name(callee.krate).as_str(), "alloc" | "std") {
         return false;
     }
-    let name = tcx.item_name(callee);
-    match name.as_str() {
-        "dealloc" => true,
-        "from_raw" | "from_raw_parts" | "from_raw_in" | "from_raw_parts_in" => {
-            let Some(imp) = tcx.impl_of_assoc(callee) else {
-                return false;
-            };
-            let self_ty = tcx.type_of(imp).instantiate_identity().skip_normalization();
-            self_ty.is_box()
-                || ["Vec", "String", "CString"]
-                    .iter()
-                    .any(|owner| types::adt_is(tcx, self_ty, "alloc", owner))
-        }
-        _ => false,
+    let from_raw = matches!(
+        tcx.item_name(callee).as_str(),
+        "from_raw" | "from_raw_parts" | "from_raw_in" | "from_raw_parts_in"
+    );
+    if !from_raw {
+        return false;
     }
+    let Some(imp) = tcx.impl_of_assoc(callee) else {
+        return false;
+    };
+    let self_ty = tcx.type_of(imp).instantiate_identity().skip_normalization();
+    self_ty.is_box()
+        || ["Vec", "String", "CString"]
+            .iter()
+            .any(|owner| types::adt_is(tcx, self_ty, "alloc", owner))
 }
 
 /// Where a `Clone` written by hand for struct `adt` builds the clone with a raw pointer
@@ -245,7 +287,7 @@ fn clone_copies_pointer<'tcx>(
     let self_local = mir::Local::from_usize(1);
     let field_of_self = |place: &mir::Place<'tcx>| match place.projection.as_slice() {
         [mir::PlaceElem::Deref, mir::PlaceElem::Field(f, ty)] if place.local == self_local => {
-            is_pointer(tcx, *ty).then_some(f.as_usize())
+            types::is_pointer(tcx, *ty).then_some(f.as_usize())
         }
         _ => None,
     };

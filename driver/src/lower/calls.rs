@@ -952,25 +952,16 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 Some(_) => arg(i).map(|v| self.dropped_parts(v)).unwrap_or_default(),
                 None => parts(self, i),
             };
+            let how = self
+                .releasing
+                .clone()
+                .unwrap_or_else(|| ReleaseKind::Function(callee_name.clone()));
             for v in freed {
-                let how = self
-                    .releasing
-                    .clone()
-                    .unwrap_or_else(|| ReleaseKind::Function(callee_name.clone()));
                 if self.released_handle(b, v, &how, span) {
                     continue;
                 }
-                self.emit(
-                    b,
-                    Op::Release {
-                        value: v,
-                        how: self
-                            .releasing
-                            .clone()
-                            .unwrap_or_else(|| ReleaseKind::Function(callee_name.clone())),
-                    },
-                    span,
-                );
+                let how = how.clone();
+                self.emit(b, Op::Release { value: v, how }, span);
             }
         }
         // Atomic writes of the callee land on the argument's bytes it names (a field of

@@ -335,9 +335,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         let [rest @ .., mir::PlaceElem::Field(_, field_ty)] = place.projection.as_slice() else {
             return;
         };
-        let pointer =
-            field_ty.is_raw_ptr() || types::adt_is(self.tcx, *field_ty, "core", "NonNull");
-        if !pointer {
+        if !types::is_pointer(self.tcx, *field_ty) {
             return;
         }
         let owner_place = mir::Place {
