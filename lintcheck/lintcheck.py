@@ -1,31 +1,30 @@
 #!/usr/bin/env python3
 """lintcheck: run tensor-lint on published crates and write a reviewed report.
 
-Downloads pinned `.crate` files from crates.io (kept in a cache outside the repository,
-so a second run needs no network) and extracts them into the git-ignored
-`lintcheck/crates/`. Runs the release binary of this repository on each crate twice, as
-a new user would: in crate mode (`--manifest-path CRATE/Cargo.toml --workspace`) and on
-every `.rs` file of the crate as loose files. Writes `lintcheck/report.md`: lines read,
-time, findings per lint, every lint finding with its review, and the input problems
-(files or modules the tool could not read).
+Runs the release binary of this repository on `COMPILER_CRATES`, published crates heavy
+in macros, generics, unsafe code and foreign bindings that the corpus does not use, as a
+user would (`cargo tensor-lint --manifest-path CRATE/Cargo.toml --workspace`: `cargo
+check` with tensor-lint's driver); their dependencies are built once into a cache
+outside the checkout. Downloads the pinned `.crate` files from crates.io (kept in a cache
+outside the repository, so a second run needs no network) and extracts them into the
+git-ignored `lintcheck/crates/`. Writes `lintcheck/report-compiler.md`: lines read,
+time, findings per lint, every lint finding with its review.
 
-Each lint finding is matched against `lintcheck/reviews.toml`, where a person marks it
-`true` (a bug), `intended` (deliberate, with the suppression a user would write) or
-`false` (a false positive), with a one-line reason. With `--check` the run fails on a
-finding without a review, on a false finding at error level, on more false findings
-than one per 200,000 lines, on an input problem at error level, on a review that matches
-no finding (its history belongs in the comment of `reviews.toml`), and on any internal
-error.
+Each lint finding is matched against `lintcheck/reviews-compiler.toml`, where a person
+marks it `true` (a bug), `intended` (deliberate, with the suppression a user would
+write) or `false` (a false positive), with a one-line reason. With `--check` the run
+fails on a finding without a review, on a false finding at error level, on more false
+findings than one per 200,000 lines, on an input problem at error level, on a review
+that matches no finding (its history belongs in the comment of the reviews), and on any
+internal error.
 
-With `--front-end compiler` it runs the compiler front end instead (`cargo check` with
-tensor-lint's driver) on `COMPILER_CRATES`, published crates heavy in macros, generics,
-unsafe code and foreign bindings that the corpus does not use, in crate mode only; their
-dependencies are built once into a cache outside the checkout. It writes
-`lintcheck/report-compiler.md` from the reviews in `lintcheck/reviews-compiler.toml`, with
-the same checks. `.ci/run` runs both.
+With `--front-end syntax` it runs the syntax front end (which reads the code as text
+without compiling it, until it is removed) on the crates of `CRATES`, each twice: in
+crate mode and on every `.rs` file as loose files; it writes `lintcheck/report.md` from
+`lintcheck/reviews.toml`, with the same checks. `.ci/run` runs both.
 
 usage: lintcheck/lintcheck.py [--download-only] [--check] [--binary PATH] [--runs N]
-                              [--front-end compiler]
+                              [--front-end syntax]
 """
 
 import argparse
@@ -303,11 +302,11 @@ def timed(command: list[str], runs: int, cwd: Path | None = None) -> tuple[subpr
 def run_crate(binary: Path, crate_dir: Path, runs: int) -> dict:
     internal: list[str] = []
     extra = CRATE_ARGS.get(crate_dir.name, [])
-    crate_run, seconds = timed([str(binary), "--manifest-path", str(crate_dir / "Cargo.toml"), "--workspace",
+    crate_run, seconds = timed([str(binary), "--front-end", "syntax", "--manifest-path", str(crate_dir / "Cargo.toml"), "--workspace",
                                 "--message-format", "json", *extra], runs)
     crate_messages, summary = parse_stream(crate_run.stdout, internal)
     files = sorted(str(p.relative_to(crate_dir)) for p in crate_dir.rglob("*.rs"))
-    loose_run, _ = timed([str(binary), "--message-format", "json", *files], 1, cwd=crate_dir)
+    loose_run, _ = timed([str(binary), "--front-end", "syntax", "--message-format", "json", *files], 1, cwd=crate_dir)
     loose_messages, _ = parse_stream(loose_run.stdout, internal)
     for run, mode in ((crate_run, "crate"), (loose_run, "loose")):
         if run.returncode not in (0, 1):
@@ -470,7 +469,7 @@ def main() -> int:
                              "input problems at error level, reviews that match no finding, or internal errors")
     parser.add_argument("--binary", help="use this cargo-tensor-lint instead of building the release binary")
     parser.add_argument("--runs", type=int, default=3, help="crate-mode runs per crate; the best time is kept")
-    parser.add_argument("--front-end", choices=["syntax", "compiler"], default="syntax")
+    parser.add_argument("--front-end", choices=["syntax", "compiler"], default="compiler")
     args = parser.parse_args()
     compiler = args.front_end == "compiler"
     dirs = {f"{n}-{v}": download(n, v) for n, v in (COMPILER_CRATES if compiler else CRATES)}

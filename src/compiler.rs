@@ -46,6 +46,12 @@ pub struct Checked {
     pub sources: SourceMap,
     pub findings: Vec<Finding>,
     pub analysed: Analysed,
+    /// The wall time of the `cargo check` runs, and what the driver measured inside
+    /// them, summed over crates.
+    pub compile: std::time::Duration,
+    pub lower: std::time::Duration,
+    pub lints: std::time::Duration,
+    pub oracle: BTreeMap<&'static str, u64>,
 }
 
 /// Checks `inputs` with the compiler.
@@ -97,6 +103,13 @@ fn check_with(
         flags: flags.to_vec(),
         dump_ir: dump_ir.map(str::to_string),
         dumps: Vec::new(),
+        models_matched: Default::default(),
+        models_config: None,
+        crates_analysed: 0,
+        compile: std::time::Duration::ZERO,
+        lower: std::time::Duration::ZERO,
+        lints: std::time::Duration::ZERO,
+        oracle: BTreeMap::new(),
     };
     match inputs {
         Inputs::Cargo {
@@ -124,8 +137,16 @@ fn check_with(
                 }
                 other => (other?, manifest),
             };
+            let members = project.metadata.workspace_packages();
             let mut args: Vec<String> = Vec::new();
             for p in packages {
+                if !members.iter().any(|m| m.name.as_str() == p.as_str()) {
+                    let known: Vec<_> = members.iter().map(|m| format!("`{}`", m.name)).collect();
+                    return Err(ToolError::usage(
+                        format!("package `{p}` is not a member of the workspace"),
+                        Some(format!("the members are {}", known.join(", "))),
+                    ));
+                }
                 args.extend(["--package".into(), p.clone()]);
             }
             if *workspace {
@@ -138,11 +159,34 @@ fn check_with(
             run.cargo_check(&project, &manifest, &args, None)?;
         }
         Inputs::Files(files) => {
-            for file in files {
+            // Crate roots first (`lib.rs`, `main.rs`, then the shallowest files), and a
+            // file the compiler already read as a module of an earlier one is not
+            // compiled again as a crate of its own: the output is the same whatever
+            // the order the files are given in.
+            let mut ordered: Vec<(u8, usize, PathBuf, &PathBuf)> = files
+                .iter()
+                .map(|file| {
+                    let absolute =
+                        std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
+                    let root_name = matches!(
+                        absolute.file_name().and_then(|n| n.to_str()),
+                        Some("lib.rs" | "main.rs")
+                    );
+                    let depth = absolute.components().count();
+                    (u8::from(!root_name), depth, absolute, file)
+                })
+                .collect();
+            ordered.sort();
+            ordered.dedup_by(|a, b| a.2 == b.2);
+            for (_, _, absolute, file) in ordered {
+                if run.files.contains_key(&absolute) {
+                    continue;
+                }
                 run.loose_file(file)?;
             }
         }
     }
+    run.unmatched_models();
     let analysed = Analysed {
         files: run.files.len(),
         lines: run.files.values().sum(),
@@ -155,6 +199,10 @@ fn check_with(
             sources,
             findings,
             analysed,
+            compile: run.compile,
+            lower: run.lower,
+            lints: run.lints,
+            oracle: run.oracle,
         },
         run.dumps,
     ))
@@ -308,6 +356,16 @@ struct Run {
     /// Asks the driver for the IR (see [`dump_ir`]), and what it gave.
     dump_ir: Option<String>,
     dumps: Vec<String>,
+    /// The configuration's `[[models]]` rows a call of some analysed crate matched,
+    /// and the configuration they come from (the first one a check used).
+    models_matched: std::collections::BTreeSet<usize>,
+    models_config: Option<Config>,
+    crates_analysed: usize,
+    /// Where the time went (`--timings`).
+    compile: std::time::Duration,
+    lower: std::time::Duration,
+    lints: std::time::Duration,
+    oracle: BTreeMap<&'static str, u64>,
 }
 
 /// How the findings of a loose file are shown: as the file is named, with its own
@@ -325,6 +383,9 @@ impl Run {
         extra: &[String],
         loose: Option<&Loose>,
     ) -> Result<(), ToolError> {
+        if self.models_config.is_none() {
+            self.models_config = Some(project.config.clone());
+        }
         let exe = std::env::current_exe()
             .map_err(|e| ToolError::io("cannot find the tensor-lint executable".into(), e))?;
         // Cargo runs in the project's folder (for its configuration): a manifest given
@@ -338,8 +399,10 @@ impl Run {
                 .unwrap_or_else(|_| manifest.to_path_buf());
             absolute.as_path()
         };
-        let mut options =
-            serde_json::json!({ "cache_line_bytes": project.config.cache_line_bytes });
+        let mut options = serde_json::json!({
+            "cache_line_bytes": project.config.cache_line_bytes,
+            "models": project.config.models,
+        });
         if let Some(function) = &self.dump_ir {
             options["dump_ir"] = serde_json::Value::String(function.clone());
         }
@@ -357,6 +420,12 @@ impl Run {
             .env(crate_findings::OPTIONS_ENV, options.to_string())
             .env("CARGO_TARGET_DIR", &target_dir)
             .env("LD_LIBRARY_PATH", library_path(&self.sysroot))
+            // The compiler's thread gets a deep stack (reserved, not used unless needed):
+            // deeply nested code that is valid Rust must not crash it.
+            .env(
+                "RUST_MIN_STACK",
+                std::env::var("RUST_MIN_STACK").unwrap_or_else(|_| (256usize << 20).to_string()),
+            )
             .env_remove("CARGO")
             .env_remove("RUSTC")
             .env_remove("RUSTDOC")
@@ -374,6 +443,7 @@ impl Run {
         if let Some(dir) = run_in.filter(|d| !d.as_os_str().is_empty()) {
             command.current_dir(dir);
         }
+        let started = std::time::Instant::now();
         let mut child = command
             .spawn()
             .map_err(|e| ToolError::io("cannot run `cargo check`".into(), e))?;
@@ -424,6 +494,7 @@ impl Run {
         let status = child
             .wait()
             .map_err(|e| ToolError::io("cannot wait for `cargo check`".into(), e))?;
+        self.compile += started.elapsed();
         let stderr = stderr_reader
             .and_then(|h| h.join().ok())
             .unwrap_or_default();
@@ -458,6 +529,20 @@ impl Run {
                     if let Some(dump) = found.ir_dump.take() {
                         self.dumps.push(dump);
                     }
+                    self.crates_analysed += 1;
+                    self.lower += std::time::Duration::from_micros(found.timings.lower_us);
+                    self.lints += std::time::Duration::from_micros(found.timings.lints_us);
+                    for (path, count) in &found.timings.oracle {
+                        let known = tensor_lint_analyzer::oracle::DecidedBy::ALL
+                            .iter()
+                            .map(|d| d.as_str())
+                            .find(|name| name == path);
+                        if let Some(name) = known {
+                            *self.oracle.entry(name).or_insert(0) += count;
+                        }
+                    }
+                    self.models_matched
+                        .extend(found.user_models_matched.iter().copied());
                     if std::env::var_os(CHECK_MODELS_ENV).is_some() {
                         for row in &found.unresolved_models {
                             eprintln!("unresolved model row: {row}");
@@ -481,6 +566,59 @@ impl Run {
             self.findings.push(Finding { diagnostic, origin });
         }
         Ok(())
+    }
+
+    /// A warning for each `[[models]]` row of the configuration that no call of the
+    /// analysed crates matched: a path that names nothing (a typo, or an item the
+    /// library moved) would otherwise change nothing without a word.
+    fn unmatched_models(&mut self) {
+        let Some(config) = self.models_config.take() else {
+            return;
+        };
+        if self.crates_analysed == 0 {
+            return;
+        }
+        for (k, model) in config.models.iter().enumerate() {
+            if self.models_matched.contains(&k) {
+                continue;
+            }
+            let Some((file, bytes)) = config.model_origins.get(k) else {
+                continue;
+            };
+            let display_base = file.parent().unwrap_or(Path::new("")).to_path_buf();
+            let id = self.file_id(file, &display_base);
+            let (what, help) = match (&model.path, &model.method) {
+                (Some(path), _) => (
+                    format!("`{path}`"),
+                    "write the function's path as the code names it (`module::function`, `Type::method`, or with the crate first); the row matches the functions whose path ends with it",
+                ),
+                _ => (
+                    format!("method `{}`", model.method.as_deref().unwrap_or_default()),
+                    "a row with `method` matches the methods of that name; give the function's `path` instead to match a free function",
+                ),
+            };
+            let diagnostic = Diagnostic::new(
+                Severity::Warning,
+                format!("the model of {what} matches no function the checked code calls"),
+                Label::new(
+                    Span::new(id, bytes.start, bytes.end),
+                    "this model changes nothing",
+                ),
+            )
+            .with_help(help);
+            self.findings.push(Finding {
+                diagnostic,
+                origin: Origin {
+                    package_id: String::new(),
+                    manifest_path: file.display().to_string(),
+                    target_name: String::new(),
+                    target_kind: Vec::new(),
+                    crate_types: Vec::new(),
+                    src_path: String::new(),
+                    edition: String::new(),
+                },
+            });
+        }
     }
 
     /// A warning for each workspace member that could not be loaded, at the entry of
@@ -588,12 +726,15 @@ impl Run {
                 .map(remap_span)
                 .or_else(|| ids.first().map(|&f| Span::new(f, 0, 0)))
                 .unwrap_or(Span::new(FileId(0), 0, 0));
+            // Named by the file it happened in when that is known, else by the crate.
+            let what = error
+                .span
+                .map(remap_span)
+                .and_then(|s| self.sources.try_get(s.file))
+                .map_or_else(|| found.crate_name.clone(), |file| file.display.clone());
             let diagnostic = Diagnostic::new(
                 Severity::Error,
-                format!(
-                    "internal error of tensor-lint while checking `{}`",
-                    found.crate_name
-                ),
+                format!("internal error of tensor-lint while checking `{what}`"),
                 Label::new(span, "while analysing this"),
             )
             .with_note(format!("the analyzer failed: {}", error.message))
@@ -704,7 +845,8 @@ impl Run {
         let manifest = dir.join("Cargo.toml");
         let (dependencies, edition, lockfile) = match &host {
             Some(project) => host_dependencies(project, enclosing.as_deref()),
-            None => (String::new(), "2021".to_string(), None),
+            // Outside a package, the edition `rustc FILE.rs` reads.
+            None => (String::new(), "2015".to_string(), None),
         };
         let text = format!(
             "[package]\nname = \"{crate_name}\"\nversion = \"0.0.0\"\nedition = \"{edition}\"\npublish = false\n\n[lib]\npath = {path}\n\n[dependencies]\n{dependencies}\n[workspace]\n",

@@ -101,6 +101,8 @@ pub struct Config {
     pub root: PathBuf,
     /// Extra API models, in the order written.
     pub models: Vec<ApiModel>,
+    /// Where each of them is written: the file and the bytes of its row.
+    pub model_origins: Vec<(PathBuf, std::ops::Range<usize>)>,
 }
 
 impl Config {
@@ -111,6 +113,7 @@ impl Config {
             levels: BTreeMap::new(),
             root,
             models: Vec::new(),
+            model_origins: Vec::new(),
         }
     }
 
@@ -211,6 +214,7 @@ impl Config {
                 ));
             }
             self.models.push(model);
+            self.model_origins.push((file.to_path_buf(), span));
         }
         for (name, level) in raw.lints.unwrap_or_default() {
             let Some(lint) = registry::find(name.get_ref()) else {

@@ -88,6 +88,12 @@ pub fn run(invocation: &Invocation) -> Result<ExitCode, ToolError> {
             FrontEnd::Compiler => {
                 let checked = crate::compiler::check(&invocation.inputs, &invocation.levels)?;
                 timings.analysed = checked.analysed;
+                timings.compile = Some(checked.compile);
+                timings.lower += checked.lower;
+                timings.lints += checked.lints;
+                for (path, count) in &checked.oracle {
+                    *timings.oracle.entry(path).or_insert(0) += count;
+                }
                 Ok((checked.sources, checked.findings))
             }
         }
@@ -237,6 +243,9 @@ pub struct Timings {
     pub analysed: crate::coverage::Analysed,
     /// Oracle queries by the path that decided them.
     pub oracle: std::collections::BTreeMap<&'static str, u64>,
+    /// With the compiler front end, the wall time of `cargo check`, which compiles the
+    /// code and runs the lowering and the lints inside it.
+    pub compile: Option<Duration>,
 }
 
 impl Timings {
@@ -262,13 +271,21 @@ impl Timings {
     /// The report printed after the findings.
     pub fn render(&self) -> String {
         let ms = |d: Duration| format!("{:.1} ms", d.as_secs_f64() * 1000.0);
-        let mut out = String::from(
-            "timings (parse, lower and lints summed over targets):
-",
-        );
+        let (mut out, first) = match self.compile {
+            Some(compile) => (
+                String::from(
+                    "timings (lower and lints run inside cargo check, summed over crates):\n",
+                ),
+                ("cargo check", compile),
+            ),
+            None => (
+                String::from("timings (parse, lower and lints summed over targets):\n"),
+                ("parse", self.parse),
+            ),
+        };
         for (phase, time) in [
             ("discover", self.discover),
-            ("parse", self.parse),
+            first,
             ("lower", self.lower),
             ("lints + oracle", self.lints),
             ("render", self.render),

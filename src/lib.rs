@@ -2,10 +2,11 @@
 //! formats of tensor-lint.
 //!
 //! Invariants:
-//! - The syntax front end never builds or runs anything of the checked project: targets
-//!   come from `cargo metadata --no-deps`, sources are read as text. The compiler front
-//!   end ([`compiler`]) runs `cargo check`, as clippy does, with this binary as rustc's
-//!   wrapper; the library itself never links the compiler (only the binary does).
+//! - The compiler front end ([`compiler`], the default) runs `cargo check`, as clippy
+//!   does, with this binary as rustc's wrapper; the library itself never links the
+//!   compiler (only the binary does). The syntax front end (`--front-end syntax`) never
+//!   builds or runs anything of the checked project: targets come from `cargo metadata
+//!   --no-deps`, sources are read as text.
 //! - Renderers read [`report::Report`]s and never know which lint produced a finding.
 //! - Errors of the tool itself (usage, configuration, I/O) are miette reports and exit
 //!   status 2; findings are diagnostics and decide between 0 and 1.

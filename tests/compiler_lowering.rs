@@ -515,3 +515,30 @@ fn an_allocator_method_of_any_trait_releases_and_a_realloc_hands_the_block_over(
         "a realloc frees nothing it returns\n{grown}"
     );
 }
+
+#[test]
+fn the_items_of_a_zip_are_pairs_of_the_items_of_both_sides() {
+    let source = "pub fn both(x: &mut [f32], y: &mut [f32]) {\n\
+                  \x20   for (a, b) in x.iter_mut().zip(y.iter_mut()) { *a = 1.0; *b = 2.0; }\n\
+                  }\n\
+                  pub fn numbered(x: &mut [f32], y: &[f32]) {\n\
+                  \x20   for (i, (a, b)) in x.iter_mut().zip(y).enumerate() { *a = *b + i as f32; }\n\
+                  }\n";
+    let both = ir(source, "both");
+    // Each half is the element of its own slice at the same step.
+    let writes: Vec<&str> = ops(&both).filter(|l| l.contains("write ")).collect();
+    assert_eq!(writes.len(), 2, "{both}");
+    let step = |line: &str, root: &str| {
+        let at = line.find(&format!("at {root}+"))? + root.len() + 4;
+        Some(line[at..].split('[').next()?.to_string())
+    };
+    let (x_step, y_step) = (step(writes[0], "r0"), step(writes[1], "r1"));
+    assert!(x_step.is_some() && x_step == y_step, "{both}");
+    // Under an `enumerate`, the pair is the second half of the item.
+    let numbered = ir(source, "numbered");
+    assert_eq!(count(&numbered, "write a"), 1, "{numbered}");
+    assert!(
+        ops(&numbered).any(|l| l.contains("write a") && l.contains("at r0+")),
+        "{numbered}"
+    );
+}

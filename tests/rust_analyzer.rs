@@ -25,35 +25,44 @@ const BIN: &str = env!("CARGO_BIN_EXE_cargo-tensor-lint");
 
 const WORKSPACE: &str = "[workspace]\nmembers = [\"kernels\", \"pool\"]\nresolver = \"2\"\n";
 
-/// `kernels` has a module that does not parse next to one with an unknown lint whose
-/// line holds multi-byte characters before the span; `pool` has unknown lints in both
-/// allow forms and a malformed `tensor-lint:` comment.
+/// `kernels` has a module that does not parse (so the compiler checks nothing else of
+/// the crate, whose other module has a finding); `pool` has unknown lints in allow
+/// comments, one on a line with multi-byte characters before the span, a malformed
+/// `tensor-lint:` comment, and a leak.
 fn workspace() -> PathBuf {
-    scratch("ra", &[
-        ("Cargo.toml", WORKSPACE),
-        ("kernels/Cargo.toml", &package("kernels")),
-        ("kernels/src/lib.rs", "pub mod broken;\npub mod fine;\n"),
-        (
-            "kernels/src/broken.rs",
-            "pub fn scale(v: &mut [f32] {\n    v[0] *= 2.0;\n}\n",
-        ),
-        (
-            "kernels/src/fine.rs",
-            "/* größe */ #[tensor_lint::allow(leek)]\npub fn fill(v: &mut [f32]) {\n    v.fill(0.0);\n}\n",
-        ),
-        ("pool/Cargo.toml", &package("pool")),
-        (
-            "pool/src/lib.rs",
-            "/// Buffers handed out and given back.\n\
-             #[tensor_lint::allow(alias_rac, leak)]\n\
+    scratch(
+        "ra",
+        &[
+            ("Cargo.toml", WORKSPACE),
+            ("kernels/Cargo.toml", &package("kernels")),
+            ("kernels/src/lib.rs", "pub mod broken;\npub mod fine;\n"),
+            (
+                "kernels/src/broken.rs",
+                "pub fn scale(v: &mut [f32] {\n    v[0] *= 2.0;\n}\n",
+            ),
+            (
+                "kernels/src/fine.rs",
+                "pub fn forgets() {\n    let v = vec![0.0f32; 16];\n    std::mem::forget(v);\n}\n",
+            ),
+            ("pool/Cargo.toml", &package("pool")),
+            (
+                "pool/src/lib.rs",
+                "/// Buffers handed out and given back.\n\
              pub fn checkout(n: usize) -> Vec<f32> {\n\
-             \x20   // tensor-lint: allow(false_shareing)\n\
-             \x20   let v = vec![0.0; n];\n\
+             \x20   let größe = n; // tensor-lint: allow(leek)\n\
+             \x20   // tensor-lint: allow(alias_rac, false_shareing)\n\
+             \x20   let v = vec![0.0; größe];\n\
              \x20   // tensor-lint: allow(\n\
              \x20   v\n\
+             }\n\
+             \n\
+             pub fn forgets() {\n\
+             \x20   let v = vec![0.0f32; 16];\n\
+             \x20   std::mem::forget(v);\n\
              }\n",
-        ),
-    ])
+            ),
+        ],
+    )
 }
 
 /// `PATH` with the directory of the freshly built binary first, so that cargo runs it
@@ -223,8 +232,8 @@ fn flycheck_reads_every_line_as_a_cargo_message_ending_with_build_finished() {
             .all(|m| matches!(m, Message::CompilerMessage(_))),
         "{rest:?}"
     );
-    // two input errors, three unknown lints
-    assert_eq!(compiler_messages(&messages).len(), 5);
+    // the compiler's error and a malformed comment, three unknown lints, one leak
+    assert_eq!(compiler_messages(&messages).len(), 6);
     let _ = std::fs::remove_dir_all(root);
 }
 
@@ -250,8 +259,14 @@ fn compiler_messages_name_the_member_its_manifest_and_its_target() {
             .find(|t| t.name == message.target.name)
             .expect("the target is one of the package's");
         assert_eq!(&message.target, target, "cargo's own description");
-        // Problems with the input are errors; an unknown lint in an allow is a warning.
-        let expected = if message.message.message.starts_with("unknown lint") {
+        // Problems with the input are errors; an unknown lint in an allow and the
+        // leak are warnings.
+        let leak = message
+            .message
+            .code
+            .as_ref()
+            .is_some_and(|c| c.code == "tensor_lint::leak");
+        let expected = if message.message.message.starts_with("unknown lint") || leak {
             DiagnosticLevel::Warning
         } else {
             DiagnosticLevel::Error
@@ -301,9 +316,14 @@ fn spans_are_relative_one_based_and_slice_the_labelled_text() {
         .find(|m| m.message.message == "unknown lint `leek`")
         .expect("the unknown lint `leek` is reported");
     let span = primary(&leek.message);
-    assert_eq!(span.file_name, "kernels/src/fine.rs");
-    assert_eq!((span.line_start, span.column_start), (1, 34));
-    assert_eq!((span.byte_start, span.byte_end), (35, 39));
+    assert_eq!(span.file_name, "pool/src/lib.rs");
+    assert_eq!((span.line_start, span.column_start), (3, 42));
+    let line_start =
+        "/// Buffers handed out and given back.\npub fn checkout(n: usize) -> Vec<f32> {\n".len();
+    assert_eq!(
+        (span.byte_start, span.byte_end),
+        (line_start as u32 + 43, line_start as u32 + 47)
+    );
     let _ = std::fs::remove_dir_all(root);
 }
 
@@ -354,13 +374,13 @@ fn children_carry_the_help_and_rendered_is_the_human_text() {
         .unwrap_or_else(|| panic!("human output:\n{stderr}\nrendered:\n{rendered}"));
     assert_eq!(
         summary,
-        "error: aborting due to 2 previous errors; 3 warnings emitted\n"
+        "error: aborting due to 2 previous errors; 4 warnings emitted\n"
     );
     let _ = std::fs::remove_dir_all(root);
 }
 
 #[test]
-fn one_bad_file_hides_nothing_else_in_its_crate_or_the_other_member() {
+fn a_crate_that_does_not_compile_hides_nothing_of_the_other_member() {
     let root = workspace();
     let output = flycheck(&root);
     let messages = messages(&output);
@@ -378,10 +398,11 @@ fn one_bad_file_hides_nothing_else_in_its_crate_or_the_other_member() {
             "kernels/src/broken.rs",
             "this file contains an unclosed delimiter",
         ),
-        ("kernels/src/fine.rs", "unknown lint `leek`"),
+        ("pool/src/lib.rs", "unknown lint `leek`"),
         ("pool/src/lib.rs", "unknown lint `alias_rac`"),
         ("pool/src/lib.rs", "unknown lint `false_shareing`"),
         ("pool/src/lib.rs", "malformed `tensor-lint:` comment"),
+        ("pool/src/lib.rs", "`v` is never released"),
     ]
     .into_iter()
     .map(|(file, message)| (file.to_string(), message.to_string()))
@@ -399,7 +420,7 @@ fn a_member_whose_root_file_does_not_parse_leaves_the_other_member_checked() {
         ("pool/Cargo.toml", &package("pool")),
         (
             "pool/src/lib.rs",
-            "#[tensor_lint::allow(leek)]\npub fn checkout(n: usize) -> Vec<f32> {\n    vec![0.0; n]\n}\n",
+            "// tensor-lint: allow(leek)\npub fn checkout(n: usize) -> Vec<f32> {\n    vec![0.0; n]\n}\n",
         ),
     ]);
     let metadata = metadata(&root);
@@ -420,12 +441,12 @@ fn a_member_whose_root_file_does_not_parse_leaves_the_other_member_checked() {
             .iter()
             .find(|m| member(&metadata, m).name.as_str() == "kernels")
             .map(|m| m.message.level),
-        // rustc, not this tool, decides that the file does not compile.
-        Some(DiagnosticLevel::Warning)
+        // The compiler's error: the build fails.
+        Some(DiagnosticLevel::Error)
     );
     assert_eq!(by_member("pool"), ["unknown lint `leek`"]);
     match messages.last() {
-        Some(Message::BuildFinished(finished)) => assert!(finished.success),
+        Some(Message::BuildFinished(finished)) => assert!(!finished.success),
         other => panic!("the stream ends with build-finished, not {other:?}"),
     }
     let _ = std::fs::remove_dir_all(root);

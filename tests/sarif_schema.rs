@@ -30,24 +30,35 @@ fn crate_with_findings() -> PathBuf {
         "sarif",
         &[
             ("Cargo.toml", MANIFEST),
-            (
-                "src/lib.rs",
-                "mod broken;\n#[path = \"my kernels.rs\"]\nmod kernels;\n",
-            ),
-            ("src/broken.rs", "pub fn scale(v: &mut [f32] {\n}\n"),
-            (
-                "src/my kernels.rs",
-                "/* größe */ #[tensor_lint::allow(leek, alias_rac)]\n\
-             pub fn fill(v: &mut [f32]) {\n\
-             \x20   // tensor-lint: allow(false_shareing)\n\
-             \x20   v.fill(0.0);\n\
-             \x20   // tensor-lint: allow(\n\
-             \x20   v.fill(1.0);\n\
-             }\n",
-            ),
+            ("src/lib.rs", "#[path = \"my kernels.rs\"]\nmod kernels;\n"),
+            ("src/my kernels.rs", KERNELS),
         ],
     )
 }
+
+/// Three unknown lints (one after multi-byte characters), a malformed comment, a leak
+/// and a double free.
+const KERNELS: &str = "pub fn fill(v: &mut [f32]) {
+    let größe = 0.0; // tensor-lint: allow(leek, alias_rac)
+    // tensor-lint: allow(false_shareing)
+    v.fill(größe);
+    // tensor-lint: allow(
+    v.fill(1.0);
+}
+
+pub fn forgets() {
+    let v = vec![0.0f32; 16];
+    std::mem::forget(v);
+}
+
+pub fn frees_twice() {
+    let p = Box::into_raw(Box::new([0.0f32; 4]));
+    unsafe {
+        drop(Box::from_raw(p));
+        drop(Box::from_raw(p));
+    }
+}
+";
 
 fn clean_crate() -> PathBuf {
     scratch("sarif", &[
@@ -170,7 +181,11 @@ fn json_messages(dir: &Path) -> Vec<Value> {
 fn log_with_findings_is_valid_sarif_2_1_0() {
     let dir = crate_with_findings();
     let (log, status) = sarif_log(&dir);
-    assert_eq!(status, Some(1), "parse errors are errors");
+    assert_eq!(
+        status,
+        Some(1),
+        "the double free and the malformed comment are errors"
+    );
     let errors = schema_errors(&validator(), &log);
     assert!(errors.is_empty(), "{}", errors.join("\n"));
 
@@ -181,12 +196,12 @@ fn log_with_findings_is_valid_sarif_2_1_0() {
     assert_eq!(
         levels.iter().filter(|l| **l == "error").count(),
         2,
-        "the parse error and the malformed comment: {levels:?}"
+        "the double free and the malformed comment: {levels:?}"
     );
     assert_eq!(
         levels.iter().filter(|l| **l == "warning").count(),
-        3,
-        "three unknown lints: {levels:?}"
+        4,
+        "three unknown lints and the leak: {levels:?}"
     );
     let _ = std::fs::remove_dir_all(dir);
 }
@@ -221,6 +236,9 @@ fn sarif_results_are_the_json_findings_at_the_same_places() {
         assert!(text.starts_with(first_line), "{text:?}");
     }
     // The column is counted in characters: `größe` is 7 bytes but 5 columns.
+    let at = KERNELS.find("leek").expect("the name is in the file");
+    let line_start = KERNELS[..at].rfind('\n').map_or(0, |k| k + 1);
+    let column = KERNELS[line_start..at].chars().count() + 1;
     let unknown = results
         .iter()
         .find(|r| {
@@ -230,8 +248,13 @@ fn sarif_results_are_the_json_findings_at_the_same_places() {
         })
         .expect("the unknown lint `leek` is reported");
     let region = &unknown["locations"][0]["physicalLocation"]["region"];
-    assert_eq!(region["startColumn"], 34);
-    assert_eq!(region["byteOffset"], 35);
+    assert_eq!(region["startColumn"], column);
+    assert_eq!(region["byteOffset"], at);
+    assert_ne!(
+        column,
+        at - line_start + 1,
+        "the line has multi-byte characters"
+    );
     let _ = std::fs::remove_dir_all(dir);
 }
 

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{bin, scratch};
+use common::bin;
 
 use std::path::{Path, PathBuf};
 
@@ -49,7 +49,14 @@ fn every_suppression_form_silences_its_finding_as_a_loose_file() {
 #[test]
 fn the_suppression_the_note_names_silences_the_finding() {
     let source = std::fs::read_to_string(fixture().join("src/lib.rs")).unwrap();
-    let dir = scratch("suppression", &[("lib.rs", &source)]);
+    // Inside the fixture's package (under its target folder), so that the copy
+    // compiles with the package's dependency on the annotations.
+    let dir = fixture()
+        .join("target/tensor-lint-tests")
+        .join(format!("note-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("lib.rs"), &source).unwrap();
     let run = |dir: &Path| {
         let output = bin()
             .current_dir(dir)

@@ -1,15 +1,26 @@
-//! UI tests: each `fixtures/ui/<lint>/<case>.rs` is checked as a loose file and the
+//! UI tests: each fixture is checked as a loose file, as a user would check it, and the
 //! human output must equal `<case>.stderr` beside it.
 //!
-//! A fixture may start with `//@ args: -D warnings` lines giving extra command-line
-//! arguments. `TENSOR_LINT_BLESS=1 cargo test --test ui` rewrites the expectations.
+//! - `fixtures/ui/<lint>/<case>.rs`: the fixtures of every front end.
+//! - `fixtures/ui/compiler/<lint>/<case>.rs`: shapes only a reading of the compiler's
+//!   MIR can tell apart (`tests/ui_syntax.rs` leaves them out).
+//!
+//! Each loose file is compiled as a crate of its own, with the dependencies of
+//! `fixtures/ui/Cargo.toml`. A fixture may start with `//@ args: -D warnings` lines
+//! giving extra command-line arguments. `TENSOR_LINT_BLESS=1 cargo test --test ui`
+//! rewrites the expectations.
 
 mod common;
 
+use std::path::PathBuf;
+
 use common::ui::{check_expectations, files_in_groups, fixtures_in, repo_root};
 
-fn fixtures() -> Vec<std::path::PathBuf> {
-    fixtures_in(&repo_root().join("fixtures/ui"))
+fn fixtures() -> Vec<PathBuf> {
+    let root = repo_root();
+    let mut cases = fixtures_in(&root.join("fixtures/ui"));
+    cases.extend(fixtures_in(&root.join("fixtures/ui/compiler")));
+    cases
 }
 
 #[test]
@@ -35,11 +46,14 @@ fn every_fixture_has_an_expectation_and_no_expectation_is_orphaned() {
             case.display()
         );
     }
-    for path in files_in_groups(&repo_root().join("fixtures/ui"), "stderr") {
-        assert!(
-            path.with_extension("rs").is_file(),
-            "{} has no fixture",
-            path.display()
-        );
+    let root = repo_root();
+    for dir in [root.join("fixtures/ui"), root.join("fixtures/ui/compiler")] {
+        for path in files_in_groups(&dir, "stderr") {
+            assert!(
+                path.with_extension("rs").is_file(),
+                "{} has no fixture",
+                path.display()
+            );
+        }
     }
 }

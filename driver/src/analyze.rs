@@ -13,7 +13,9 @@ use tensor_lint_analyzer::ir::{FnId, FnIr};
 use tensor_lint_analyzer::program::{self, AnalysisOptions, LowerFns, SharedSummaries};
 use tensor_lint_analyzer::summary::FnSummary;
 use tensor_lint_lints::context::LintContext;
-use tensor_lint_lints::crate_findings::{CrateFindings, InternalError, StoredFinding, FORMAT};
+use tensor_lint_lints::crate_findings::{
+    CrateFindings, DriverTimings, InternalError, StoredFinding, FORMAT,
+};
 use tensor_lint_lints::registry;
 
 use crate::callbacks::Options;
@@ -62,7 +64,7 @@ fn run(tcx: TyCtxt<'_>, options: &Options, files: &Files) -> CrateFindings {
         .iter()
         .map(|&def| crate::annotations::of(tcx, def, files, &mut problems))
         .collect();
-    let models = Models::new(tcx);
+    let models = Models::new(tcx, options.models.clone());
     let release_flags = crate::release_flags::release_flags(tcx);
     let cx = CrateCx {
         tcx,
@@ -83,6 +85,8 @@ fn run(tcx: TyCtxt<'_>, options: &Options, files: &Files) -> CrateFindings {
         ..AnalysisOptions::default()
     };
     let name = tcx.crate_name(LOCAL_CRATE).to_string();
+    inject_failure(files);
+    let started = std::time::Instant::now();
     let mut lowerer = MirLowerer { cx: &cx };
     // Lowering needs the compiler's context, on this thread; the facts of the lowered
     // functions are computed on as many threads as there are cores (at most four).
@@ -99,8 +103,20 @@ fn run(tcx: TyCtxt<'_>, options: &Options, files: &Files) -> CrateFindings {
         sources: &files.sources,
         cache_line_bytes: options.cache_line_bytes,
     };
+    let lowered = started.elapsed();
+    tensor_lint_analyzer::oracle::reset_path_stats();
+    let linting = std::time::Instant::now();
     let findings = registry::check_crate(&lint_cx);
     tensor_lint_lints::context::done_checking();
+    let timings = DriverTimings {
+        lower_us: lowered.as_micros() as u64,
+        lints_us: linting.elapsed().as_micros() as u64,
+        oracle: tensor_lint_analyzer::oracle::path_stats()
+            .into_iter()
+            .filter(|&(_, count)| count > 0)
+            .map(|(path, count)| (path.as_str().to_string(), count))
+            .collect(),
+    };
     let ir_dump = options.dump_ir.as_deref().map(|function| {
         let function = (!function.is_empty()).then_some(function);
         tensor_lint_analyzer::ir::dump::dump_ir(&ir, &files.sources, function)
@@ -116,6 +132,8 @@ fn run(tcx: TyCtxt<'_>, options: &Options, files: &Files) -> CrateFindings {
         problems,
         ir_dump,
         unresolved_models: models.unresolved.clone(),
+        user_models_matched: models.user_rows_matched(),
+        timings,
         ..CrateFindings::default()
     }
 }
@@ -140,5 +158,28 @@ impl LowerFns for MirLowerer<'_, '_> {
         fns.iter()
             .map(|&f| FnLowerer::lower(self.cx, &summaries, FnId(f as u32)))
             .collect()
+    }
+}
+
+/// In debug builds, fails on purpose on a file of the crate whose path ends with the
+/// value of [`tensor_lint_lints::context::INJECT_FAILURE_ENV`], so that tests see an
+/// internal error travel to its diagnostic.
+fn inject_failure(files: &Files) {
+    let Some(name) =
+        tensor_lint_lints::context::injected_failure().filter(|v| !v.starts_with("fn:"))
+    else {
+        return;
+    };
+    for (k, path) in files.paths().iter().enumerate() {
+        if path.ends_with(name) {
+            let file = tensor_lint_analyzer::source::FileId(k as u32);
+            tensor_lint_lints::context::checking(tensor_lint_analyzer::source::Span::new(
+                file, 0, 0,
+            ));
+            panic!(
+                "failure injected by {}",
+                tensor_lint_lints::context::INJECT_FAILURE_ENV
+            );
+        }
     }
 }

@@ -41,6 +41,8 @@ pub(crate) struct Options {
     pub cache_line_bytes: u32,
     /// Dump the IR: of every function (`Some("")`) or of those of one name.
     pub dump_ir: Option<String>,
+    /// The rows of the user's configuration (`[[models]]` in `tensor-lint.toml`).
+    pub models: Vec<tensor_lint_analyzer::models::ApiModel>,
     /// The value of [`OPTIONS_ENV`] as read, which cargo is told the crate depends on.
     raw: Option<String>,
 }
@@ -59,9 +61,15 @@ impl Options {
         let dump_ir = parsed
             .as_ref()
             .and_then(|v| v.get("dump_ir")?.as_str().map(str::to_string));
+        let models = parsed
+            .as_ref()
+            .and_then(|v| v.get("models"))
+            .and_then(|m| serde_json::from_value(m.clone()).ok())
+            .unwrap_or_default();
         Options {
             cache_line_bytes,
             dump_ir,
+            models,
             raw,
         }
     }

@@ -6,6 +6,8 @@
 //! method of the impl that runs, or the trait method when no impl is known), never by
 //! its name.
 
+use std::cell::RefCell;
+
 use rustc_data_structures::fx::FxHashMap;
 use rustc_hir::def::DefKind;
 use rustc_hir::def_id::{CrateNum, DefId, LOCAL_CRATE};
@@ -15,6 +17,7 @@ use rustc_span::Symbol;
 
 use tensor_lint_analyzer::ir::TyClass;
 use tensor_lint_analyzer::models::paths;
+use tensor_lint_analyzer::models::ApiModel;
 use tensor_lint_analyzer::models::Sem;
 
 /// Rows by the items they resolved to.
@@ -23,6 +26,11 @@ pub(crate) struct Models {
     /// Rows of crates this compilation loaded that resolved to nothing: a library
     /// moved the item, and the row must follow it.
     pub unresolved: Vec<String>,
+    /// The rows of the user's configuration, which come before every other row and
+    /// before the crate's own functions.
+    user: Vec<ApiModel>,
+    /// Which of them a call of this crate matched.
+    user_matched: RefCell<Vec<bool>>,
 }
 
 /// What a row says of the items it names, and how messages name them.
@@ -35,7 +43,7 @@ pub(crate) struct Model {
 }
 
 impl Models {
-    pub(crate) fn new(tcx: TyCtxt<'_>) -> Models {
+    pub(crate) fn new(tcx: TyCtxt<'_>, user: Vec<ApiModel>) -> Models {
         let mut by_item = FxHashMap::default();
         let mut unresolved = Vec::new();
         for &(path, sem) in paths::PATHS {
@@ -51,15 +59,85 @@ impl Models {
                 });
             }
         }
+        let user_matched = RefCell::new(vec![false; user.len()]);
         Models {
             by_item,
             unresolved,
+            user,
+            user_matched,
         }
+    }
+
+    /// The user's model of a call to `item`: the first row whose path ends with the
+    /// item's path (`pool::Pool::checkout`, `Pool::checkout`, `checkout` for a
+    /// method of `Pool` in module `pool`), or, in the older form, whose `method` is
+    /// the name of a method.
+    pub(crate) fn user_of(&self, tcx: TyCtxt<'_>, item: DefId) -> Option<Model> {
+        if self.user.is_empty() {
+            return None;
+        }
+        let segments = item_path(tcx, item);
+        let is_method = tcx.def_kind(item) == DefKind::AssocFn;
+        let at = self
+            .user
+            .iter()
+            .position(|row| match (&row.path, &row.method) {
+                (Some(path), _) => {
+                    let wanted: Vec<&str> = path.split("::").map(str::trim).collect();
+                    wanted.len() <= segments.len()
+                        && segments[segments.len() - wanted.len()..]
+                            .iter()
+                            .zip(&wanted)
+                            .all(|(have, want)| have == want)
+                }
+                (None, Some(method)) => is_method && segments.last() == Some(method),
+                (None, None) => false,
+            })?;
+        if let Some(seen) = self.user_matched.borrow_mut().get_mut(at) {
+            *seen = true;
+        }
+        let row = &self.user[at];
+        let name = row
+            .path
+            .clone()
+            .or_else(|| row.method.clone())
+            .unwrap_or_default();
+        Some(Model {
+            sem: row.sem(),
+            name,
+        })
+    }
+
+    /// What releases the memory of the user's `alloc` rows, as messages name it: the
+    /// one `free` row, or any of several.
+    pub(crate) fn user_release_name(&self) -> String {
+        let frees: Vec<&ApiModel> = self
+            .user
+            .iter()
+            .filter(|row| row.effect == tensor_lint_analyzer::models::Effect::Free)
+            .collect();
+        match frees.as_slice() {
+            [one] => one
+                .path
+                .clone()
+                .or_else(|| one.method.clone())
+                .unwrap_or_default(),
+            _ => "a release the configuration models".into(),
+        }
+    }
+
+    /// The rows of the user's configuration a call of this crate matched, by index.
+    pub(crate) fn user_rows_matched(&self) -> Vec<usize> {
+        let matched = self.user_matched.borrow();
+        (0..matched.len()).filter(|&k| matched[k]).collect()
     }
 
     /// The model of a call to `item` (a function, or the method of an impl), also
     /// through the trait method an impl's method implements.
     pub(crate) fn of(&self, tcx: TyCtxt<'_>, item: DefId) -> Option<Model> {
+        if let Some(model) = self.user_of(tcx, item) {
+            return Some(model);
+        }
         self.by_item
             .get(&item)
             .or_else(|| self.by_item.get(&tcx.trait_item_of(item)?))
@@ -131,6 +209,39 @@ fn array_method(tcx: TyCtxt<'_>, item: DefId) -> Option<Model> {
         (table.path(&[type_name.to_string(), name])?, shown)
     };
     Some(Model { sem, name: shown })
+}
+
+/// The path of an item as a user writes it: its crate and modules, then its name; a
+/// method is named under its type (`crate::module::Type::method`), or under its trait
+/// when no type is known.
+fn item_path(tcx: TyCtxt<'_>, item: DefId) -> Vec<String> {
+    let named = |def: DefId| -> Vec<String> {
+        std::iter::once(tcx.crate_name(def.krate).to_string())
+            .chain(
+                tcx.def_path(def)
+                    .data
+                    .iter()
+                    .filter_map(|d| d.data.get_opt_name().map(|n| n.to_string())),
+            )
+            .collect()
+    };
+    if tcx.def_kind(item) == DefKind::AssocFn {
+        let parent = tcx.parent(item);
+        let owner = match tcx.def_kind(parent) {
+            DefKind::Impl { .. } => tcx
+                .type_of(parent)
+                .skip_binder()
+                .ty_adt_def()
+                .map(|adt| adt.did()),
+            _ => Some(parent),
+        };
+        if let Some(owner) = owner {
+            let mut path = named(owner);
+            path.push(tcx.item_name(item).to_string());
+            return path;
+        }
+    }
+    named(item)
 }
 
 /// The items a model path names (none when its crate is not loaded).

@@ -41,6 +41,12 @@ pub fn function_being_checked() -> Option<Span> {
     CHECKING.with(|c| c.get())
 }
 
+/// Says what is being checked on this thread before the passes run (a file being
+/// lowered), for an internal error there.
+pub fn checking(at: Span) {
+    CHECKING.with(|c| c.set(Some(at)));
+}
+
 /// Forgets the function being checked (the passes are done, or a new crate begins).
 pub fn done_checking() {
     CHECKING.with(|c| c.set(None));

@@ -54,6 +54,23 @@ pub struct CrateFindings {
     /// of it (`tests/model_paths.rs` keeps this empty for the libraries the fixtures use).
     #[serde(default)]
     pub unresolved_models: Vec<String>,
+    /// The rows of the user's `[[models]]` (by index) some call of the crate matched.
+    #[serde(default)]
+    pub user_models_matched: Vec<usize>,
+    /// Where the driver's time went, for `--timings` (never part of a finding).
+    #[serde(default)]
+    pub timings: DriverTimings,
+}
+
+/// The time the driver spent on one crate, and how the alias oracle decided.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct DriverTimings {
+    /// MIR lowered into the IR, and the dataflow facts of the IR, in microseconds.
+    pub lower_us: u64,
+    /// The lint passes, with the oracle queries they ask, in microseconds.
+    pub lints_us: u64,
+    /// Oracle queries by the path that decided them.
+    pub oracle: Vec<(String, u64)>,
 }
 
 /// A lint finding by the lint's name.

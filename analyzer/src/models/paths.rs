@@ -406,6 +406,18 @@ pub const PATHS: &[(&str, Sem)] = &[
         Sem::Metadata(Meta::Cols),
     ),
     (
+        "ndarray::{ArrayBase,ArrayRef,LayoutRef,RawRef}::raw_dim",
+        Sem::Metadata(Meta::Shape),
+    ),
+    (
+        "ndarray::{ArrayBase,ArrayRef,LayoutRef,RawRef}::shape",
+        Sem::Metadata(Meta::Shape),
+    ),
+    (
+        "ndarray::{ArrayBase,ArrayRef,LayoutRef,RawRef}::dim",
+        Sem::Metadata(Meta::Dim),
+    ),
+    (
         "ndarray::{ArrayBase,ArrayRef,LayoutRef,RawRef}::to_owned",
         Sem::Alloc(Ctor::Like(0)),
     ),

@@ -4,7 +4,8 @@
 use super::{ReleaseHow, Sem};
 
 /// The effect of a user model.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Effect {
     /// Returns newly allocated memory that must be released.
     Alloc,
@@ -38,7 +39,7 @@ pub enum Effect {
 /// ```
 ///
 /// Exactly one of `path` and `method` is given.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ApiModel {
     pub path: Option<String>,
     pub method: Option<String>,
@@ -63,7 +64,7 @@ impl ApiModel {
     }
 
     /// The semantics this row gives its calls.
-    pub(super) fn sem(&self) -> Sem {
+    pub fn sem(&self) -> Sem {
         let arg = self.arg.unwrap_or(0);
         match self.effect {
             Effect::Alloc => match self.arg {

@@ -219,6 +219,11 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             }
         }
         let item = resolved.unwrap_or(def_id);
+        // What the user's configuration says of a function comes first, even of one of
+        // this crate.
+        if let Some(model) = self.cx.models.user_of(tcx, item) {
+            return Target::Model(model.sem, model.name, generic_args);
+        }
         if let Some(local) = item.as_local() {
             if let Some(&id) = self.cx.fn_ids.get(&local) {
                 return Target::Local(id);
@@ -445,7 +450,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                         axis: 0,
                         chunk: None,
                         parallel: false,
-                        enumerate: false,
+                        wraps: Vec::new(),
                     },
                 );
             }
@@ -546,6 +551,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 None => (ViewOp::Opaque("index".into()), None),
             };
             self.derive(b, dst, first, how, region, span);
+            self.indexed.insert(dst, span);
             // Named as written: `inliers[t]`.
             if self.value(dst).name.is_none() {
                 let named = index.map(|i| self.scalar_origin(i));
@@ -1989,6 +1995,19 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                     self.roots[root.0 as usize].uninit = UNINIT_ALLOCATORS.contains(&name);
                 }
             }
+            // A user's `effect = "alloc"` row: memory a modelled release must free,
+            // returned or stored through an out-parameter.
+            Sem::OwedAlloc => {
+                let release = ReleasedBy::Function(self.cx.models.user_release_name());
+                let holder = self.held_allocation(b, dst, dest_ty, release, None, span);
+                if let Some(root) = self.value(holder).kind.root() {
+                    self.roots[root.0 as usize].allocated_by = Some(name.to_string());
+                }
+            }
+            Sem::OwedAllocInto(out) => {
+                let release = self.cx.models.user_release_name();
+                self.made_through(b, args.get(out), release, span);
+            }
             Sem::RawAlloc => {
                 let uninit = UNINIT_ALLOCATORS.contains(&name);
                 let layout = arg(0).and_then(|l| self.layouts.get(&l).cloned());
@@ -2507,13 +2526,29 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             Sem::Metadata(meta) => {
                 let Some(v) = arg(0) else { return };
                 let view = self.value(v).view.clone();
-                let int = match (meta, view) {
+                let lens: Option<Vec<Expr>> =
+                    view.map(|view| view.dims.iter().map(|d| d.len.clone()).collect());
+                let int = match (meta, &lens) {
                     (Meta::Count, _) => self.length_of(v),
-                    (Meta::Rows, Some(view)) => view.dims.first().map(|d| d.len.clone()),
-                    (Meta::Cols, Some(view)) => view.dims.get(1).map(|d| d.len.clone()),
+                    (Meta::Rows, Some(lens)) => lens.first().cloned(),
+                    (Meta::Cols, Some(lens)) => lens.get(1).cloned(),
+                    (Meta::Dim, Some(lens)) if lens.len() == 1 => lens.first().cloned(),
                     _ => None,
                 };
                 self.value_mut(dst).int = int;
+                // `raw_dim()`, `shape()`, a `dim()` of several axes: every length, each
+                // also a field of the tuple `dim()` gives (`let (h, w) = a.dim()`).
+                if let (Meta::Shape | Meta::Dim, Some(lens)) = (meta, lens) {
+                    if meta == Meta::Dim && lens.len() > 1 {
+                        for (k, len) in lens.iter().enumerate() {
+                            let part =
+                                self.new_value(None, ValueKind::Scalar, TyClass::Scalar, span);
+                            self.value_mut(part).int = Some(len.clone());
+                            self.set_field(dst, 0, k as u32, part);
+                        }
+                    }
+                    self.shapes.insert(dst, lens);
+                }
             }
             // An atomic operation: never a race, but (all but a load) a write to the
             // atomic's cache line. What is stored in it is the atomic's to keep.
@@ -2755,7 +2790,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                         axis: axis.unwrap_or(0),
                         chunk,
                         parallel: false,
-                        enumerate: false,
+                        wraps: Vec::new(),
                     },
                 );
             }
@@ -2919,6 +2954,9 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
     pub(crate) fn shape_of(&self, v: ValueId) -> Option<Vec<Expr>> {
         if let Some(n) = self.int_of(v) {
             return Some(vec![n]);
+        }
+        if let Some(shape) = self.shapes.get(&v) {
+            return Some(shape.clone());
         }
         let mut dims = Vec::new();
         for k in 0.. {

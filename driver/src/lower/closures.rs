@@ -38,7 +38,17 @@ pub(crate) struct IterInfo {
     /// along the axis).
     pub chunk: Option<Expr>,
     pub parallel: bool,
-    pub enumerate: bool,
+    /// What the adapters after it made of each item, in the order they apply.
+    pub wraps: Vec<ItemWrap>,
+}
+
+/// An adapter that makes each item a pair.
+#[derive(Clone, Debug)]
+pub(crate) enum ItemWrap {
+    /// `enumerate()`: (index, item).
+    Enumerate,
+    /// `zip(other)`: (item, the item of `other` at the same step).
+    Zip(ValueId),
 }
 
 /// A closure whose body is not lowered yet.
@@ -277,7 +287,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                         axis: usize::from(kind == ParKind::ColumnChunks),
                         chunk,
                         parallel: true,
-                        enumerate: false,
+                        wraps: Vec::new(),
                     },
                 );
             }
@@ -290,8 +300,14 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                     self.parallel_ranges.insert(dst);
                 }
                 if let Some(mut info) = self.iters.get(&src).cloned() {
-                    if adapter == Adapter::Enumerate {
-                        info.enumerate = true;
+                    match adapter {
+                        Adapter::Enumerate => info.wraps.push(ItemWrap::Enumerate),
+                        Adapter::Zip => {
+                            if let Some(other) = args.get(1).and_then(|a| a.value) {
+                                info.wraps.push(ItemWrap::Zip(other));
+                            }
+                        }
+                        Adapter::Map | Adapter::Keep => {}
                     }
                     self.iters.insert(dst, info);
                 }
@@ -338,7 +354,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                         axis: 0,
                         chunk: None,
                         parallel: true,
-                        enumerate: false,
+                        wraps: Vec::new(),
                     };
                     let (item, n) = self.iteration_item(b, &info, &symbol, span);
                     if src == first {
@@ -469,17 +485,53 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         };
         let view = source_view.and_then(|v| geometry::apply(&v, &how));
         let class = self.value(src).ty;
-        let item = self.new_value(None, ValueKind::Unknown, class, span);
+        let mut item = self.new_value(None, ValueKind::Unknown, class, span);
         self.derive(b, item, src, how, view, span);
-        if !info.enumerate {
-            return (item, count);
+        let mut count = count;
+        for wrap in &info.wraps {
+            let (first, second) = match *wrap {
+                ItemWrap::Enumerate => {
+                    let position = self.new_value(None, ValueKind::Scalar, TyClass::Scalar, span);
+                    self.value_mut(position).int = Some(index.clone());
+                    (position, item)
+                }
+                // A zip stops at the shorter side.
+                ItemWrap::Zip(other) => {
+                    let (other_item, other_count) = self.zipped_item(b, other, symbol, span);
+                    if let Some(n) = other_count {
+                        count = count.minimum(&n);
+                    }
+                    (item, other_item)
+                }
+            };
+            item = self.new_value(None, ValueKind::Unknown, TyClass::Unknown, span);
+            self.set_field(item, 0, 0, first);
+            self.set_field(item, 0, 1, second);
         }
-        let position = self.new_value(None, ValueKind::Scalar, TyClass::Scalar, span);
-        self.value_mut(position).int = Some(index);
-        let pair = self.new_value(None, ValueKind::Unknown, TyClass::Unknown, span);
-        self.set_field(pair, 0, 0, position);
-        self.set_field(pair, 0, 1, item);
-        (pair, count)
+        (item, count)
+    }
+
+    /// The item `other` gives at step `symbol` of a `zip`: its own item when it walks
+    /// memory or integers, otherwise a value nothing is known of.
+    fn zipped_item(
+        &mut self,
+        b: &BodyCx<'tcx>,
+        other: ValueId,
+        symbol: &str,
+        span: Span,
+    ) -> (ValueId, Option<Expr>) {
+        if let Some(info) = self.iters.get(&other).cloned() {
+            let (item, count) = self.iteration_item(b, &info, symbol, span);
+            return (item, Some(count));
+        }
+        let item = self.new_value(None, ValueKind::Scalar, TyClass::Scalar, span);
+        if let Some((lo, hi)) = self.ranges.get(&other).cloned() {
+            self.value_mut(item).int = Some(&lo + &Expr::sym(symbol));
+            return (item, Some(&hi - &lo));
+        }
+        self.value_mut(item).kind = ValueKind::Unknown;
+        self.value_mut(item).ty = TyClass::Unknown;
+        (item, None)
     }
 
     /// The tasks spawned on a scope handle in `body` and the closures it runs, outside

@@ -313,7 +313,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
     /// `create(&mut h, ..)`: a new handle stored in `h` through the out-parameter, when
     /// the call succeeds. The handle is held from its first use on (the paths that do
     /// not use it are where the call failed and made nothing).
-    fn made_through(
+    pub(crate) fn made_through(
         &mut self,
         b: &BodyCx<'tcx>,
         out: Option<&Arg<'tcx>>,

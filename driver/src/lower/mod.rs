@@ -121,6 +121,10 @@ pub(crate) struct FnLowerer<'a, 'tcx> {
     parallel_ranges: FxHashSet<ValueId>,
     /// How many items serial iterators give, when known (`(0..n).map(f)` gives `n`).
     iter_lens: FxHashMap<ValueId, Expr>,
+    /// The lengths a shape value holds (`a.raw_dim()`, `a.shape()`), axis by axis.
+    pub(crate) shapes: FxHashMap<ValueId, Vec<Expr>>,
+    /// The element places `IndexMut` gave (`a[[r, c]]`), with the span of the index.
+    pub(crate) indexed: FxHashMap<ValueId, Span>,
     /// The root of each `static` table this function names, by name.
     static_roots: FxHashMap<String, RootId>,
     /// Indices into `static` tables computed at run time.
@@ -314,6 +318,8 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
             guards: Vec::new(),
             run_values: Vec::new(),
             iter_lens: FxHashMap::default(),
+            shapes: FxHashMap::default(),
+            indexed: FxHashMap::default(),
             static_roots: FxHashMap::default(),
             run_time_indices: Vec::new(),
             iters: FxHashMap::default(),

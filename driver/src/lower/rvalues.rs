@@ -78,13 +78,19 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 // A store: the memory is written, and an owner or pointer stored there is
                 // kept by whoever owns that memory.
                 let stored = self.rvalue_operand(b, rvalue, span);
+                // `a[[i, j]] = v` through `IndexMut`: the write happens at `a[[i, j]]`
+                // (the call's span is the index alone).
+                let written = match self.indexed.get(&base) {
+                    Some(&at) if span.contains(at) => Span { hi: at.hi, ..span },
+                    _ => span,
+                };
                 self.emit(
                     b,
                     Op::Write {
                         value: base,
                         region,
                     },
-                    span,
+                    written,
                 );
                 if let Some(src) = stored {
                     self.store_escape(b, src, span);
@@ -461,6 +467,9 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         }
         if let Some(len) = self.iter_lens.get(&src).cloned() {
             self.iter_lens.insert(dst, len);
+        }
+        if let Some(shape) = self.shapes.get(&src).cloned() {
+            self.shapes.insert(dst, shape);
         }
         self.handles.copied(src, dst);
         if let Some(&index) = self.param_structs.get(&src) {
