@@ -308,6 +308,8 @@ pub struct ReleasedNotReset {
     pub field: String,
     /// The method takes `self`: the value is dropped at its end (at `dropped_at`).
     pub by_value: bool,
+    /// The field is an atomic pointer (read with `load`, reset with `swap`).
+    pub atomic: bool,
     /// The method's release, and the `Drop`'s.
     pub release: Span,
     pub drop_release: Span,

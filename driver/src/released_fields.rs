@@ -19,10 +19,18 @@ use tensor_lint_analyzer::index::ReleasedNotReset;
 
 use crate::files::Files;
 
+/// A field of `self` as a path of field indices: `self.head.block` is the field `block`
+/// of the field `head`, through the `Deref` of its wrapper ([`THROUGH_DEREF`]) where
+/// `head` is a `CachePadded<Position>`.
+type FieldPath = Vec<usize>;
+
+/// The step of a [`FieldPath`] into what a wrapper's `Deref` gives.
+const THROUGH_DEREF: usize = usize::MAX;
+
 /// A release of a field of `self`: the field, the function it is handed to, and where.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 struct FieldRelease {
-    field: usize,
+    field: FieldPath,
     callee: DefId,
     block: BasicBlock,
     span: rustc_span::Span,
@@ -69,64 +77,142 @@ pub(crate) fn released_not_reset(
             drop_reads.extend(fields_read(tcx.optimized_mir(helper)));
         }
     }
-    let fields = &tcx.adt_def(adt).non_enum_variant().fields;
     let mut out = Vec::new();
-    for &imp in tcx.inherent_impls(adt) {
-        for &method in tcx.associated_item_def_ids(imp) {
-            let Some(local) = method.as_local() else {
-                continue;
-            };
-            if called_by_drop.contains(&method) || !tcx.def_kind(method).is_fn_like() {
-                continue;
-            }
-            let Some(by_ref) = receiver(tcx, local) else {
-                continue;
-            };
-            // A method the caller cannot reach leaves the field to the crate's own code.
-            if by_ref && !tcx.effective_visibilities(()).is_exported(local) {
-                continue;
-            }
-            if !tcx.is_mir_available(method) {
-                continue;
-            }
-            let mir = tcx.optimized_mir(method);
-            // A method that sets a field `Drop` tests (a `closed` flag) tells it.
-            let written = fields_written(mir, by_ref);
-            if written
+    let methods: Vec<DefId> = tcx
+        .inherent_impls(adt)
+        .iter()
+        .flat_map(|&imp| tcx.associated_item_def_ids(imp).iter().copied())
+        .collect();
+    for &method in &methods {
+        let Some(local) = method.as_local() else {
+            continue;
+        };
+        if called_by_drop.contains(&method) || !tcx.def_kind(method).is_fn_like() {
+            continue;
+        }
+        let Some(by_ref) = receiver(tcx, local) else {
+            continue;
+        };
+        // A method the caller cannot reach leaves the field to the crate's own code,
+        // unless a method of the type the crate can call leaves the field as the
+        // helper left it.
+        let exported = tcx.effective_visibilities(()).is_exported(local);
+        if !tcx.is_mir_available(method) {
+            continue;
+        }
+        let mir = tcx.optimized_mir(method);
+        // A method that sets a field `Drop` tests (a `closed` flag) tells it.
+        let written = fields_written(mir, by_ref);
+        if written
+            .iter()
+            .any(|f| drop_reads.contains(f) && !drop_releases.iter().any(|d| d.field[0] == *f))
+        {
+            continue;
+        }
+        for release in field_releases(tcx, mir, by_ref) {
+            let Some(again) = drop_releases
                 .iter()
-                .any(|f| drop_reads.contains(f) && !drop_releases.iter().any(|d| d.field == *f))
-            {
+                .find(|d| d.field == release.field && same_release(tcx, d.callee, release.callee))
+            else {
+                continue;
+            };
+            if by_ref && !exported && !called_and_left(tcx, &methods, method, &release.field) {
                 continue;
             }
-            for release in field_releases(tcx, mir, by_ref) {
-                let Some(again) = drop_releases.iter().find(|d| {
-                    d.field == release.field && same_release(tcx, d.callee, release.callee)
-                }) else {
-                    continue;
-                };
-                let Some(dropped_at) = left_as_it_was(mir, release.block, by_ref) else {
-                    continue;
-                };
-                let (Some(at), Some(drop_at)) = (files.span(release.span), files.span(again.span))
-                else {
-                    continue;
-                };
-                out.push(ReleasedNotReset {
-                    method: tcx.item_name(method).to_string(),
-                    field: fields
-                        .iter()
-                        .nth(release.field)
-                        .map_or_else(|| release.field.to_string(), |f| f.name.to_string()),
-                    by_value: !by_ref,
-                    release: at,
-                    drop_release: drop_at,
-                    dropped_at: dropped_at.and_then(|s| files.span(s)),
-                });
-                break;
-            }
+            let Some(dropped_at) =
+                left_as_it_was(tcx, mir, release.block, by_ref, Some(&release.field))
+            else {
+                continue;
+            };
+            let (Some(at), Some(drop_at)) = (files.span(release.span), files.span(again.span))
+            else {
+                continue;
+            };
+            let (field, atomic) = field_name(tcx, adt, &release.field);
+            out.push(ReleasedNotReset {
+                method: tcx.item_name(method).to_string(),
+                field,
+                atomic,
+                by_value: !by_ref,
+                release: at,
+                drop_release: drop_at,
+                dropped_at: dropped_at.and_then(|s| files.span(s)),
+            });
+            break;
         }
     }
     out
+}
+
+/// Whether the crate's other code can call `method`: it is exported, or visible in
+/// the whole crate (`pub(crate)`).
+fn reachable(tcx: TyCtxt<'_>, method: LocalDefId) -> bool {
+    tcx.effective_visibilities(()).is_exported(method)
+        || tcx
+            .visibility(method.to_def_id())
+            .is_accessible_from(rustc_hir::def_id::CRATE_DEF_ID, tcx)
+}
+
+/// Whether a method of the type the crate can call (`methods`) calls `helper` and
+/// then leaves `self` as it was on some path to its return.
+fn called_and_left(tcx: TyCtxt<'_>, methods: &[DefId], helper: DefId, field: &FieldPath) -> bool {
+    methods.iter().any(|&caller| {
+        let Some(local) = caller.as_local() else {
+            return false;
+        };
+        if caller == helper || !reachable(tcx, local) || !tcx.is_mir_available(caller) {
+            return false;
+        }
+        let Some(by_ref) = receiver(tcx, local) else {
+            return false;
+        };
+        let mir = tcx.optimized_mir(caller);
+        crate::structs::direct_calls(mir)
+            .filter(|call| call.callee == helper && !call.cleanup)
+            .any(|call| left_as_it_was(tcx, mir, call.block, by_ref, Some(field)).is_some())
+    })
+}
+
+/// `head.block`: the names of a path's fields, through the structs they are fields of
+/// (and through the one type argument of a wrapper its `Deref` gives), and whether the
+/// last is an atomic pointer.
+fn field_name(tcx: TyCtxt<'_>, adt: DefId, path: &[usize]) -> (String, bool) {
+    let mut names = Vec::new();
+    let mut ty = tcx.type_of(adt).instantiate_identity().skip_norm_wip();
+    for &k in path {
+        let Some((def, args)) = (match ty.kind() {
+            ty::Adt(def, args) if def.is_struct() => Some((*def, *args)),
+            _ => None,
+        }) else {
+            names.push(k.to_string());
+            continue;
+        };
+        // What a wrapper derefs to: its type argument (`CachePadded<T>` gives a `T`).
+        if k == THROUGH_DEREF {
+            if let Some(inner) = args.types().next() {
+                ty = inner;
+            }
+            continue;
+        }
+        let fields = &def.non_enum_variant().fields;
+        match fields.iter().nth(k) {
+            Some(field) => {
+                names.push(field.name.to_string());
+                ty = field.ty(tcx, args).skip_normalization();
+            }
+            None => names.push(k.to_string()),
+        }
+    }
+    // `AtomicPtr<T>`, which recent cores spell `Atomic<*mut T>`.
+    let atomic = match ty.kind() {
+        ty::Adt(def, args) => match tcx.item_name(def.did()).as_str() {
+            "AtomicPtr" => true,
+            "Atomic" => args.types().next().is_some_and(|t| t.is_raw_ptr()),
+            _ => false,
+        },
+        _ => false,
+    };
+    (names.join("."), atomic)
 }
 
 /// `Some(true)` for a method taking `&mut self`, `Some(false)` for one taking `self`,
@@ -140,7 +226,8 @@ fn receiver(tcx: TyCtxt<'_>, method: LocalDefId) -> Option<bool> {
     let sig = tcx.fn_sig(method).instantiate_identity().skip_binder();
     let first = *sig.inputs().first()?;
     match first.kind() {
-        ty::Ref(_, _, ty::Mutability::Mut) => Some(true),
+        // `&self` too: what atomics and cells hold is changed through a shared borrow.
+        ty::Ref(..) => Some(true),
         ty::Adt(..) => Some(false),
         _ => None,
     }
@@ -169,72 +256,185 @@ pub(crate) fn self_field(place: &mir::Place<'_>, by_ref: bool) -> Option<usize> 
     }
 }
 
+/// The path of the field of `self` a place is (`(*_1).f.g` for a `&mut self`, `_1.f.g`
+/// for `self`), up to its first step that is no field.
+fn self_path(place: &mir::Place<'_>, by_ref: bool) -> Option<FieldPath> {
+    if place.local != mir::Local::from_usize(1) {
+        return None;
+    }
+    let rest = match (place.projection.as_slice(), by_ref) {
+        ([mir::PlaceElem::Deref, rest @ ..], true) => rest,
+        (rest, false) => rest,
+        _ => return None,
+    };
+    let path: FieldPath = rest
+        .iter()
+        .map_while(|p| match p {
+            mir::PlaceElem::Field(f, _) => Some(f.as_usize()),
+            _ => None,
+        })
+        .collect();
+    (!path.is_empty()).then_some(path)
+}
+
+/// What the locals of a method hold of the fields of `self`: a field's value (a pointer
+/// read from it, through copies, casts, `as_ptr` and an atomic's `load`), or a
+/// reference to a field (through a wrapper's `deref` and an atomic's `get_mut`).
+#[derive(Default)]
+struct FieldLocals {
+    values: rustc_data_structures::fx::FxHashMap<mir::Local, FieldPath>,
+    refs: rustc_data_structures::fx::FxHashMap<mir::Local, FieldPath>,
+}
+
+impl FieldLocals {
+    fn of(tcx: TyCtxt<'_>, mir: &mir::Body<'_>, by_ref: bool) -> FieldLocals {
+        let mut held = FieldLocals::default();
+        loop {
+            let before = held.values.len() + held.refs.len();
+            for block in mir.basic_blocks.iter() {
+                for stmt in &block.statements {
+                    let StatementKind::Assign(assign) = &stmt.kind else {
+                        continue;
+                    };
+                    let (dst, rvalue) = &**assign;
+                    if !dst.projection.is_empty() {
+                        continue;
+                    }
+                    match rvalue {
+                        Rvalue::Use(op, _) | Rvalue::Cast(_, op, _) => {
+                            if let Some(path) = held.value_of(op, by_ref) {
+                                held.values.entry(dst.local).or_insert(path);
+                            } else if let Some(path) = held.ref_of(op) {
+                                held.refs.entry(dst.local).or_insert(path);
+                            }
+                        }
+                        Rvalue::CopyForDeref(p) => {
+                            if let Some(path) = held.place_value(p, by_ref) {
+                                held.values.entry(dst.local).or_insert(path);
+                            }
+                        }
+                        Rvalue::Ref(_, _, p) | Rvalue::RawPtr(_, p) => {
+                            if let Some(path) = held.place_path(p, by_ref) {
+                                held.refs.entry(dst.local).or_insert(path);
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                let TerminatorKind::Call {
+                    func,
+                    args,
+                    destination,
+                    ..
+                } = &block.terminator().kind
+                else {
+                    continue;
+                };
+                if !destination.projection.is_empty() {
+                    continue;
+                }
+                let Some((callee, _)) = func.const_fn_def() else {
+                    continue;
+                };
+                let Some(first) = args.first().map(|a| &a.node) else {
+                    continue;
+                };
+                let name = tcx.item_name(callee);
+                let std = matches!(tcx.crate_name(callee.krate).as_str(), "core" | "std");
+                if let Some(path) = held.ref_of(first) {
+                    match name.as_str() {
+                        // A wrapper's value (`CachePadded`, `ManuallyDrop`), the pointer
+                        // slot of an atomic.
+                        "deref" | "deref_mut" => {
+                            let mut inner = path.clone();
+                            inner.push(THROUGH_DEREF);
+                            held.refs.entry(destination.local).or_insert(inner);
+                        }
+                        "get_mut" if std => {
+                            held.refs.entry(destination.local).or_insert(path);
+                        }
+                        // The pointer an atomic holds, read and left there.
+                        "load" if std => {
+                            held.values.entry(destination.local).or_insert(path);
+                        }
+                        _ => {}
+                    }
+                } else if std && args.len() == 1 {
+                    // A pointer method of the field (`as_ptr`, `cast`) gives the same
+                    // pointer.
+                    if let Some(path) = held.value_of(first, by_ref) {
+                        held.values.entry(destination.local).or_insert(path);
+                    }
+                }
+            }
+            if held.values.len() + held.refs.len() == before {
+                break;
+            }
+        }
+        held
+    }
+
+    /// The field path a place names: of `self`, or inside a field a local refers to
+    /// (`(*r).block` where `r` refers to `self.head`).
+    fn place_path(&self, p: &mir::Place<'_>, by_ref: bool) -> Option<FieldPath> {
+        if let Some(path) = self_path(p, by_ref) {
+            return Some(path);
+        }
+        let base = self.refs.get(&p.local)?;
+        let [mir::PlaceElem::Deref, rest @ ..] = p.projection.as_slice() else {
+            return None;
+        };
+        let mut path = base.clone();
+        for elem in rest {
+            match elem {
+                mir::PlaceElem::Field(f, _) => path.push(f.as_usize()),
+                _ => return None,
+            }
+        }
+        Some(path)
+    }
+
+    /// The field whose value a place read holds: a field of `self`, the referent of a
+    /// local that refers to one, or a local holding a field's value.
+    fn place_value(&self, p: &mir::Place<'_>, by_ref: bool) -> Option<FieldPath> {
+        if p.projection.is_empty() {
+            return self.values.get(&p.local).cloned();
+        }
+        self.place_path(p, by_ref)
+    }
+
+    fn value_of(&self, op: &Operand<'_>, by_ref: bool) -> Option<FieldPath> {
+        match op {
+            Operand::Copy(p) | Operand::Move(p) => self.place_value(p, by_ref),
+            _ => None,
+        }
+    }
+
+    fn ref_of(&self, op: &Operand<'_>) -> Option<FieldPath> {
+        match op {
+            Operand::Copy(p) | Operand::Move(p) if p.projection.is_empty() => {
+                self.refs.get(&p.local).cloned()
+            }
+            _ => None,
+        }
+    }
+}
+
 /// The calls of `mir` that hand a pointer read from a field of `self` to code outside
 /// Rust or to a function of the standard library that frees it.
 fn field_releases(tcx: TyCtxt<'_>, mir: &mir::Body<'_>, by_ref: bool) -> Vec<FieldRelease> {
-    // The field of `self` each local holds, through copies, casts and calls on it
-    // (`self.ptr.as_ptr()`).
-    let mut held: rustc_data_structures::fx::FxHashMap<mir::Local, usize> = Default::default();
-    let from = |held: &rustc_data_structures::fx::FxHashMap<mir::Local, usize>,
-                op: &Operand<'_>| match op {
-        Operand::Copy(p) | Operand::Move(p) => self_field(p, by_ref).or_else(|| {
-            p.projection
-                .is_empty()
-                .then(|| held.get(&p.local).copied())
-                .flatten()
-        }),
-        _ => None,
-    };
-    loop {
-        let before = held.len();
-        for block in mir.basic_blocks.iter() {
-            for stmt in &block.statements {
-                let StatementKind::Assign(assign) = &stmt.kind else {
-                    continue;
-                };
-                let (dst, rvalue) = &**assign;
-                let field = match rvalue {
-                    Rvalue::Use(op, _) | Rvalue::Cast(_, op, _) => from(&held, op),
-                    Rvalue::CopyForDeref(p) => self_field(p, by_ref),
-                    _ => None,
-                };
-                if let Some(f) = field {
-                    if dst.projection.is_empty() {
-                        held.entry(dst.local).or_insert(f);
-                    }
-                }
-            }
-            if let TerminatorKind::Call {
-                func,
-                args,
-                destination,
-                ..
-            } = &block.terminator().kind
-            {
-                // A pointer method of the field (`as_ptr`, `cast`) gives the same pointer.
-                let pointer_method = func.const_fn_def().is_some_and(|(d, _)| {
-                    matches!(tcx.crate_name(d.krate).as_str(), "core" | "std")
-                });
-                if pointer_method && args.len() == 1 {
-                    if let Some(f) = from(&held, &args[0].node) {
-                        if destination.projection.is_empty() {
-                            held.entry(destination.local).or_insert(f);
-                        }
-                    }
-                }
-            }
-        }
-        if held.len() == before {
-            break;
-        }
-    }
+    let held = FieldLocals::of(tcx, mir, by_ref);
     let mut out = Vec::new();
     for call in crate::structs::direct_calls(mir).filter(|c| !c.cleanup) {
         let callee = call.callee;
         if !crate::structs::releases_what_it_is_given(tcx, callee) {
             continue;
         }
-        if let Some(field) = call.args.iter().find_map(|a| from(&held, &a.node)) {
+        if let Some(field) = call
+            .args
+            .iter()
+            .find_map(|a| held.value_of(&a.node, by_ref))
+        {
             out.push(FieldRelease {
                 field,
                 callee,
@@ -252,11 +452,31 @@ fn field_releases(tcx: TyCtxt<'_>, mir: &mir::Body<'_>, by_ref: bool) -> Vec<Fie
 /// that drop; `None` when every path writes or hands `self` on, or when a method taking
 /// `self` gives it up (`mem::forget`).
 fn left_as_it_was(
+    tcx: TyCtxt<'_>,
     mir: &mir::Body<'_>,
     block: BasicBlock,
     by_ref: bool,
+    field: Option<&FieldPath>,
 ) -> Option<Option<rustc_span::Span>> {
     let self_local = mir::Local::from_usize(1);
+    // A call given a reference to the released field, or into it, may reset it (an
+    // atomic's `store` or `swap` of null); one given a reference to a field around it
+    // may too, unless it only reads through (`deref`, `load`).
+    let held = field.map(|_| FieldLocals::of(tcx, mir, by_ref));
+    let resets = |func: &Operand<'_>, args: &[rustc_span::Spanned<Operand<'_>>]| {
+        let (Some(field), Some(held)) = (field, &held) else {
+            return false;
+        };
+        let reading = func.const_fn_def().is_some_and(|(d, _)| {
+            matches!(
+                tcx.item_name(d).as_str(),
+                "deref" | "deref_mut" | "load" | "get_mut"
+            )
+        });
+        args.iter()
+            .filter_map(|a| held.ref_of(&a.node))
+            .any(|path| path.starts_with(field) || (field.starts_with(&path) && !reading))
+    };
     // The locals that borrow `self` or a part of it.
     let mut borrows: FxHashSet<mir::Local> = FxHashSet::default();
     borrows.insert(self_local);
@@ -286,12 +506,16 @@ fn left_as_it_was(
             _ => false,
         });
         let hands_on = match &block.terminator().kind {
-            TerminatorKind::Call { args, .. } => args.iter().any(|a| match &a.node {
-                Operand::Copy(p) | Operand::Move(p) => {
-                    borrows.contains(&p.local) && (p.local != self_local || p.projection.is_empty())
-                }
-                _ => false,
-            }),
+            TerminatorKind::Call { func, args, .. } => {
+                resets(func, args)
+                    || args.iter().any(|a| match &a.node {
+                        Operand::Copy(p) | Operand::Move(p) => {
+                            borrows.contains(&p.local)
+                                && (p.local != self_local || p.projection.is_empty())
+                        }
+                        _ => false,
+                    })
+            }
             _ => false,
         };
         writes || hands_on

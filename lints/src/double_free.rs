@@ -47,12 +47,17 @@ crate::declare_lint! {
     /// `Drop` that releases what a pointer field points to, with the function `Drop`
     /// releases it with (or, for memory of the standard library's owners, `dealloc` or
     /// a `from_raw`), and leaves the field as it was on some path to its return: the
-    /// value is still dropped (by the caller after a `&mut self` method, at the end of
-    /// one taking `self`), and `Drop` releases it again. Not reported: a method that
-    /// writes a field of `self` after the release (the field reset to null) or hands
-    /// `self` to a call then, one that sets a field `Drop` reads (a `closed` flag), one
-    /// taking `self` that gives it up (`mem::forget(self)`), a method `Drop` calls
-    /// itself, and a `&mut self` method the crate does not export.
+    /// value is still dropped (by the caller after a `&mut self` or `&self` method, at
+    /// the end of one taking `self`), and `Drop` releases it again. The field may sit
+    /// inside another (`self.head.block`, also through a wrapper's `Deref` such as
+    /// `CachePadded`), and an atomic pointer counts as read by `load` (through `&self`)
+    /// and by `get_mut` in `Drop`. Not reported: a method that writes a field of `self`
+    /// after the release (the field reset to null, or an atomic's `store`/`swap` of
+    /// it) or hands `self` to a call then, one that takes the pointer out with `swap`,
+    /// one that sets a field `Drop` reads (a `closed` flag), one taking `self` that
+    /// gives it up (`mem::forget(self)`), a method `Drop` calls itself, and a borrowing
+    /// method the crate does not export unless a method the crate can call calls it
+    /// and then leaves the field as it was.
     ///
     /// The allocator protocol counts as a release wherever it is declared: a function
     /// named `dealloc` or `deallocate` taking a pointer and then its `Layout`
@@ -449,6 +454,10 @@ fn released_not_reset_diagnostic(s: &StructItem, m: &ReleasedNotReset) -> Diagno
     };
     let help = if m.by_value {
         "give `self` up after the release (`std::mem::forget(self)`, or `ManuallyDrop`), so that `Drop` does not run".to_string()
+    } else if m.atomic {
+        format!(
+            "take the pointer out of the field before releasing it: `self.{field}.swap(ptr::null_mut(), ..)` instead of `load`, so that `Drop` finds null"
+        )
     } else {
         format!(
             "set `self.{field}` to null (or a flag `Drop` tests) after releasing it, or hold it in an `Option` and release what `take()` returns"

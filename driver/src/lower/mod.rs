@@ -735,11 +735,20 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
             // What the predecessors lowered so far hold says whether the join holds
             // memory (its assignments, made once the body is lowered, say which): a
             // call on the joined value needs to know now.
-            let held = preds
+            let incoming: Vec<ValueId> = preds
                 .iter()
                 .filter_map(|p| b.exits.get(p).map(|e| e[i]))
-                .map(|v| self.value(v).kind.clone())
+                .collect();
+            let held = incoming
+                .iter()
+                .map(|&v| self.value(v).kind.clone())
                 .find(ValueKind::is_memory);
+            // An address kept as an integer (`addr = raw as usize` on one path, the
+            // result of a compare-and-swap on another) reaches that memory only on
+            // the paths that assigned it: the join is no address.
+            let integer = self.value(b.locals[k]).ty == TyClass::Scalar;
+            let mixed = incoming.iter().any(|&v| !self.value(v).kind.is_memory());
+            let held = held.filter(|_| !(integer && all_lowered && mixed));
             if let Some(kind) = held {
                 self.value_mut(phi).kind = kind;
             }
