@@ -53,6 +53,8 @@ pub struct CrateIr {
     pub dangling: Vec<crate::ir::DanglingPointer>,
     /// Values read out of nodes that drop them again (compiler front end).
     pub node_reads: Vec<crate::ir::ReadOutOfNode>,
+    /// Pointers foreign getters lend, made owners of (compiler front end).
+    pub lent_owned: Vec<crate::ir::LentPointerOwned>,
     pub cache_line_bytes: u32,
     /// Problems with the input (malformed annotations).
     pub errors: Vec<SourceError>,
@@ -279,6 +281,7 @@ pub fn analyze_functions(
         structs: Vec::new(),
         dangling: Vec::new(),
         node_reads: Vec::new(),
+        lent_owned: Vec::new(),
         cache_line_bytes: options.cache_line_bytes,
         errors: Vec::new(),
     }

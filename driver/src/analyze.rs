@@ -98,6 +98,7 @@ fn run(tcx: TyCtxt<'_>, options: &Options, files: &Files) -> CrateFindings {
         .flat_map(|&def| crate::dangling::dangling_pointers(tcx, files, def))
         .collect();
     ir.node_reads = crate::node_reads::reads_out_of_nodes(tcx, files);
+    ir.lent_owned = crate::lent_pointers::lent_pointers_owned(tcx, files, &release_flags);
     let lint_cx = LintContext {
         ir: &ir,
         sources: &files.sources,

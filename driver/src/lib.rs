@@ -38,6 +38,7 @@ mod annotations;
 mod callbacks;
 mod dangling;
 mod files;
+mod lent_pointers;
 mod lower;
 mod models;
 mod node_reads;

@@ -144,6 +144,27 @@ pub(crate) fn released_not_reset(
     out
 }
 
+/// The top-level fields of `self` the `Drop` of struct `adt` releases, with the
+/// function it releases each with and where.
+pub(crate) fn drop_field_releases(
+    tcx: TyCtxt<'_>,
+    adt: DefId,
+) -> Vec<(usize, DefId, rustc_span::Span)> {
+    let Some(drop_fn) = tcx.adt_destructor(adt).map(|d| d.did) else {
+        return Vec::new();
+    };
+    if !drop_fn.is_local() || !tcx.is_mir_available(drop_fn) {
+        return Vec::new();
+    }
+    field_releases(tcx, tcx.optimized_mir(drop_fn), true)
+        .into_iter()
+        .filter_map(|r| match r.field.as_slice() {
+            [field] => Some((*field, r.callee, r.span)),
+            _ => None,
+        })
+        .collect()
+}
+
 /// Whether the crate's other code can call `method`: it is exported, or visible in
 /// the whole crate (`pub(crate)`).
 fn reachable(tcx: TyCtxt<'_>, method: LocalDefId) -> bool {

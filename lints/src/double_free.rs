@@ -59,6 +59,17 @@ crate::declare_lint! {
     /// method the crate does not export unless a method the crate can call calls it
     /// and then leaves the field as it was.
     ///
+    /// A pointer a foreign accessor lends, made an owner of (compiler front end): a
+    /// foreign function named as a getter (`pa_stream_get_context`,
+    /// `SDL_GetWindowSurface`) that takes one pointer to an object and returns a
+    /// pointer to another lends what the object keeps; handing its result to a
+    /// constructor of the crate that builds a struct whose `Drop` releases the pointer
+    /// unless a `bool` flag says it is borrowed, with the flag set to release
+    /// (`Context { ptr, weak: false }`), makes the value release what it never held.
+    /// Only types with such a flag are read (their borrowing constructor is the fix);
+    /// getters that take more than the object (a callback, a key) may make what they
+    /// return, and are not read.
+    ///
     /// The allocator protocol counts as a release wherever it is declared: a function
     /// named `dealloc` or `deallocate` taking a pointer and then its `Layout`
     /// (`GlobalAlloc::dealloc`, `Allocator::deallocate`, a crate's own allocator trait).
@@ -158,7 +169,8 @@ use tensor_lint_analyzer::dataflow::PointsTo;
 use std::collections::BTreeMap;
 
 use tensor_lint_analyzer::ir::{
-    Body, BlockId, BodyId, EscapeKind, FnIr, Op, OwnerCopy, ReadOutOfNode, ReleaseKind, RootId,
+    Body, BlockId, BodyId, EscapeKind, FnIr, LentPointerOwned, Op, OwnerCopy, ReadOutOfNode,
+    ReleaseKind, RootId,
     RootOrigin, TyClass, ValueId, ValueKind,
 };
 use tensor_lint_analyzer::index::{ReleasedNotReset, StructItem};
@@ -287,6 +299,13 @@ fn check_all(cx: &LintContext<'_>, out: &mut Vec<LintFinding>) {
             lint: &DOUBLE_FREE,
             proven: true,
             diagnostic: read_out_of_node_diagnostic(read),
+        });
+    }
+    for lent in &cx.ir.lent_owned {
+        out.push(LintFinding {
+            lint: &DOUBLE_FREE,
+            proven: true,
+            diagnostic: lent_pointer_owned_diagnostic(lent),
         });
     }
     // A truncated function lacks some of its ops: a missing release or allocation
@@ -467,6 +486,33 @@ fn released_not_reset_diagnostic(s: &StructItem, m: &ReleasedNotReset) -> Diagno
 }
 
 /// A value read out of a node whose destruction drops it again.
+/// A pointer a foreign getter lends, made an owner of by a constructor whose flag says
+/// the value releases it.
+fn lent_pointer_owned_diagnostic(l: &LentPointerOwned) -> Diagnostic {
+    let (ctor, getter, owner, release) = (&l.constructor, &l.getter, &l.owner, &l.release);
+    let flag = format!("{}: {}", l.flag, l.flag_value);
+    let help = match &l.borrowing {
+        Some(borrowing) => format!(
+            "wrap the lent pointer with `{borrowing}`, which builds a `{owner}` that does not release it"
+        ),
+        None => format!(
+            "build the `{owner}` with the flag the other way for a lent pointer, or take a reference of its own first"
+        ),
+    };
+    Diagnostic::new(
+        Severity::Error,
+        format!("`{ctor}` makes an owner of a pointer `{getter}` only lends"),
+        Label::new(l.at, format!("a `{owner}` with `{flag}` is built here: dropping it releases the pointer")),
+    )
+    .with_code(DOUBLE_FREE.code())
+    .with_label(l.getter_at, format!("`{getter}` lends this pointer: what it was read from keeps it"))
+    .with_label(l.drop_release, format!("`Drop for {owner}` releases it with `{release}`"))
+    .with_note(format!(
+        "the pointer is released when the `{owner}` is dropped, and again by the owner it was lent by"
+    ))
+    .with_help(help)
+}
+
 fn read_out_of_node_diagnostic(r: &ReadOutOfNode) -> Diagnostic {
     let (node, field) = (&r.node, &r.field);
     let destroyed = if r.deferred {

@@ -831,6 +831,30 @@ pub struct ReadOutOfNode {
     pub deferred: bool,
 }
 
+/// A pointer a foreign getter lends (`pa_stream_get_context(s)`: the stream keeps it)
+/// handed to a constructor of the crate that makes an owner of it (`Context::from_raw`,
+/// which sets the flag its `Drop` releases under): the owner releases what it never
+/// held.
+#[derive(Clone, Debug)]
+pub struct LentPointerOwned {
+    /// The call of the constructor, and the constructor as written.
+    pub at: Span,
+    pub constructor: String,
+    /// The getter's call and name.
+    pub getter_at: Span,
+    pub getter: String,
+    /// The owner's type, the function its `Drop` releases the pointer with, where, and
+    /// the flag the constructor sets with the value it sets.
+    pub owner: String,
+    pub release: String,
+    pub drop_release: Span,
+    pub flag: String,
+    pub flag_value: bool,
+    /// A constructor of the same type that sets the flag the other way, to name in the
+    /// help (`Context::from_raw_weak`).
+    pub borrowing: Option<String>,
+}
+
 /// A value built around memory with the flag its `Drop` tests before releasing set the
 /// other way (`Buffer { inner, owned: false }`): dropping it frees nothing.
 #[derive(Clone, Debug)]
