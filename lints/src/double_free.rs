@@ -86,7 +86,11 @@ crate::declare_lint! {
     /// reported when nothing may have written the memory on any path from the
     /// allocation: a `ptr::write`, a `push`, a call the memory is handed to. An
     /// assignment that is the first store on only some paths, a type with nothing to
-    /// drop (`f32`), and locals made with `mem::uninitialized` are not reported.
+    /// drop (`f32`), and locals made with `mem::uninitialized` are not reported. A
+    /// closure starts with what is not initialised where it runs: an assignment in a
+    /// task spawned over chunks of the buffer (`scope.spawn(move || *slot = v)`, a
+    /// thread pool's `execute`) is followed into the task, since a call given a
+    /// closure can only run it.
     /// So is an assignment into the slot just past a container's length, which the
     /// straight path after it counts by growing the length (`*self.end() = x;
     /// self.set_len(self.len + 1)`, the same with a `Vec`'s spare capacity).
@@ -314,9 +318,9 @@ fn check_all(cx: &LintContext<'_>, out: &mut Vec<LintFinding>) {
         let Some(facts) = cx.ir.facts(f.id) else {
             continue;
         };
+        uninit_drops(cx, f, &facts.points_to, out);
         for b in 0..f.bodies.len() {
             check_body(f, &facts.points_to, BodyId(b as u32), out);
-            uninit_drops(cx, f, &facts.points_to, BodyId(b as u32), out);
             stored_past_the_length(cx, f, &facts.points_to, BodyId(b as u32), out);
             unwinding::unwinding_double_drops(cx, f, &facts.points_to, BodyId(b as u32), out);
         }
@@ -765,107 +769,155 @@ fn help(f: &FnIr, what: &str, first: &ReleaseSite, second: &ReleaseSite) -> Stri
 /// store (`ptr::write`, `MaybeUninit::write`, `push`), a call it is handed to, an
 /// in-place or atomic op, or its escape. A loop of assignments is reported at its first
 /// round.
-fn uninit_drops(
-    cx: &LintContext<'_>,
-    f: &FnIr,
-    pt: &PointsTo,
-    body: BodyId,
-    out: &mut Vec<LintFinding>,
-) {
+///
+/// A closure starts with what is not initialised wherever its body is run, called or
+/// handed to a call (`pool.scoped(|s| ..)`, `s.execute(move || ..)`): a call given a
+/// closure can only run it, so what the closure reaches is its own to write.
+fn uninit_drops(cx: &LintContext<'_>, f: &FnIr, pt: &PointsTo, out: &mut Vec<LintFinding>) {
     use std::collections::BTreeSet;
-    let Some(b) = f.bodies.get(body.0 as usize) else {
-        return;
-    };
     let uninit = |r: &RootId| f.roots.get(r.0 as usize).is_some_and(|root| root.uninit);
-    let drops: Vec<(RootId, Span)> = b
-        .blocks
-        .iter()
-        .flat_map(|block| &block.stmts)
-        .filter_map(|st| match &st.op {
-            Op::DropStored { value, .. } => match pt.roots(*value) {
-                [root] if uninit(root) => Some((*root, st.span)),
-                _ => None,
-            },
-            _ => None,
-        })
-        .collect();
-    if drops.is_empty() {
+    if !f.roots.iter().any(|r| r.uninit) {
         return;
     }
-    let transfer = |k: usize, mut state: BTreeSet<RootId>, mut found: Option<&mut Vec<(usize, usize)>>| {
-        for (i, st) in b.blocks[k].stmts.iter().enumerate() {
-            let initialised: Vec<ValueId> = match &st.op {
-                Op::Alloc { root, .. } => {
-                    if uninit(root) {
-                        state.insert(*root);
+    // The entry state of each closure body: the intersection of its parent's states
+    // where the closure is run.
+    let mut entries: Vec<Option<BTreeSet<RootId>>> = vec![None; f.bodies.len()];
+    for (k, b) in f.bodies.iter().enumerate() {
+        let start = match b.kind {
+            tensor_lint_analyzer::ir::BodyKind::Function => BTreeSet::new(),
+            tensor_lint_analyzer::ir::BodyKind::Closure { .. } => {
+                entries[k].clone().unwrap_or_default()
+            }
+        };
+        let drops: Vec<(RootId, Span)> = b
+            .blocks
+            .iter()
+            .flat_map(|block| &block.stmts)
+            .filter_map(|st| match &st.op {
+                Op::DropStored { value, .. } => match pt.roots(*value) {
+                    [root] if uninit(root) => Some((*root, st.span)),
+                    _ => None,
+                },
+                _ => None,
+            })
+            .collect();
+        let runs_closures = b.blocks.iter().flat_map(|block| &block.stmts).any(|st| {
+            !closures_run(f, &st.op).is_empty()
+        });
+        if drops.is_empty() && !runs_closures {
+            continue;
+        }
+        // A block's exit from its entry; `at_stmt` sees the state before each statement.
+        let transfer = |k: usize,
+                        mut state: BTreeSet<RootId>,
+                        at_stmt: &mut dyn FnMut(usize, &tensor_lint_analyzer::ir::Stmt, &BTreeSet<RootId>)| {
+            for (i, st) in b.blocks[k].stmts.iter().enumerate() {
+                at_stmt(i, st, &state);
+                let initialised: Vec<ValueId> = match &st.op {
+                    Op::Alloc { root, .. } => {
+                        if uninit(root) {
+                            state.insert(*root);
+                        }
+                        Vec::new()
                     }
-                    Vec::new()
+                    // The store of an assignment whose drop is reported: not a first value.
+                    Op::Write { value, .. }
+                        if drops.iter().any(|(r, span)| {
+                            *span == st.span && pt.roots(*value).contains(r)
+                        }) =>
+                    {
+                        Vec::new()
+                    }
+                    Op::Write { value, .. }
+                    | Op::Store { value, .. }
+                    | Op::Escape { value, .. }
+                    | Op::Release { value, .. }
+                    | Op::Atomic { value, .. } => vec![*value],
+                    Op::InPlace { dst, srcs, .. } => {
+                        std::iter::once(*dst).chain(srcs.iter().copied()).collect()
+                    }
+                    Op::Call { args, .. } => args.clone(),
+                    _ => Vec::new(),
+                };
+                for v in initialised {
+                    for r in pt.roots(v) {
+                        state.remove(r);
+                    }
                 }
-                Op::DropStored { value, .. } => {
-                    if let ([root], Some(found)) = (pt.roots(*value), found.as_deref_mut()) {
+            }
+            state
+        };
+        // Must-analysis: a root counts as not initialised at a block only when it is
+        // on every path into it.
+        let entry = forward_states(
+            b,
+            start,
+            |k, state| transfer(k, state, &mut |_, _, _| {}),
+            |old, exit| old.intersection(exit).copied().collect(),
+        );
+        let mut found = Vec::new();
+        for (k, state) in entry.iter().enumerate() {
+            let Some(state) = state.clone() else {
+                continue;
+            };
+            transfer(k, state, &mut |i, st, state| {
+                if let Op::DropStored { value, .. } = &st.op {
+                    if let [root] = pt.roots(*value) {
                         if state.contains(root) {
                             found.push((k, i));
                         }
                     }
-                    Vec::new()
                 }
-                // The store of an assignment whose drop is reported: not a first value.
-                Op::Write { value, .. }
-                    if drops.iter().any(|(r, span)| {
-                        *span == st.span && pt.roots(*value).contains(r)
-                    }) =>
-                {
-                    Vec::new()
+                for c in closures_run(f, &st.op) {
+                    if let Some(slot) = entries.get_mut(c.0 as usize) {
+                        *slot = Some(match slot.take() {
+                            None => state.clone(),
+                            Some(old) => old.intersection(state).copied().collect(),
+                        });
+                    }
                 }
-                Op::Write { value, .. }
-                | Op::Store { value, .. }
-                | Op::Escape { value, .. }
-                | Op::Release { value, .. }
-                | Op::Atomic { value, .. } => vec![*value],
-                Op::InPlace { dst, srcs, .. } => {
-                    std::iter::once(*dst).chain(srcs.iter().copied()).collect()
-                }
-                Op::Call { args, .. } => args.clone(),
-                _ => Vec::new(),
-            };
-            for v in initialised {
-                for r in pt.roots(v) {
-                    state.remove(r);
-                }
-            }
+            });
         }
-        state
-    };
-    // Must-analysis: a root counts as not initialised at a block only when it is on
-    // every path into it.
-    let entry = forward_states(
-        b,
-        BTreeSet::new(),
-        |k, state| transfer(k, state, None),
-        |old, exit| old.intersection(exit).copied().collect(),
-    );
-    let mut found = Vec::new();
-    for (k, state) in entry.iter().enumerate() {
-        if let Some(state) = state.clone() {
-            transfer(k, state, Some(&mut found));
+        let mut reported: BTreeSet<RootId> = BTreeSet::new();
+        for (k, i) in found {
+            let st = &b.blocks[k].stmts[i];
+            let Op::DropStored { value, .. } = &st.op else {
+                continue;
+            };
+            let [root] = pt.roots(*value) else { continue };
+            // One finding per block of memory: its first such assignment.
+            if !reported.insert(*root) {
+                continue;
+            }
+            out.push(LintFinding {
+                lint: &DOUBLE_FREE,
+                proven: true,
+                diagnostic: uninit_drop_diagnostic(cx, f, pt, *value, *root, st.span),
+            });
         }
     }
-    let mut reported: BTreeSet<RootId> = BTreeSet::new();
-    for (k, i) in found {
-        let st = &b.blocks[k].stmts[i];
-        let Op::DropStored { value, .. } = &st.op else {
-            continue;
-        };
-        let [root] = pt.roots(*value) else { continue };
-        // One finding per block of memory: its first such assignment.
-        if !reported.insert(*root) {
-            continue;
+}
+
+/// The closure bodies an op runs: one it calls, one given to a call as an argument,
+/// the tasks of a parallel region or a spawn.
+fn closures_run(f: &FnIr, op: &Op) -> Vec<BodyId> {
+    match op {
+        Op::Call { callee, args, .. } => {
+            let mut out: Vec<BodyId> = args
+                .iter()
+                .filter_map(|a| match f.values.get(a.0 as usize).map(|v| &v.kind) {
+                    Some(ValueKind::Closure(body)) => Some(*body),
+                    _ => None,
+                })
+                .collect();
+            if let tensor_lint_analyzer::ir::Callee::Closure(body) = callee {
+                out.push(*body);
+            }
+            out
         }
-        out.push(LintFinding {
-            lint: &DOUBLE_FREE,
-            proven: true,
-            diagnostic: uninit_drop_diagnostic(cx, f, pt, *value, *root, st.span),
-        });
+        Op::Parallel(region) => region.tasks.iter().map(|t| t.body).collect(),
+        Op::Spawn { task, .. } => vec![task.body],
+        _ => Vec::new(),
     }
 }
 
