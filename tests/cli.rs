@@ -192,14 +192,7 @@ fn warnings_pass_the_gate_unless_denied() {
 
 /// A package whose build script leaves a marker file, and the marker's path.
 fn package_with_a_build_script() -> (PathBuf, PathBuf) {
-    let marker = std::env::temp_dir().join(format!(
-        "tensor-lint-marker-{}-{}",
-        std::process::id(),
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos())
-    ));
-    let _ = std::fs::remove_file(&marker);
+    let marker = scratch("marker", &[]).join("ran");
     let build_rs = format!(
         "fn main() {{ std::fs::write({:?}, \"ran\").unwrap(); }}\n",
         marker
@@ -956,22 +949,11 @@ mod bindings {
 /// written into it: loose files there compile with the fixtures' dependencies.
 fn ui_scratch(files: &[(&str, &str)]) -> PathBuf {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let dir = root
-        .join("fixtures/ui/target/tensor-lint-tests")
-        .join(format!(
-            "cli-{}-{}",
-            std::process::id(),
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_nanos())
-        ));
-    let _ = std::fs::remove_dir_all(&dir);
-    for (path, text) in files {
-        let path = dir.join(path);
-        std::fs::create_dir_all(path.parent().expect("nested path")).expect("scratch dir");
-        std::fs::write(path, text).expect("scratch file");
-    }
-    dir
+    common::scratch_under(
+        &root.join("fixtures/ui/target/tensor-lint-tests"),
+        "cli",
+        files,
+    )
 }
 
 /// The short-format `leak` lines of checking `k.rs` in `dir`.

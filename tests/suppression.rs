@@ -51,12 +51,11 @@ fn the_suppression_the_note_names_silences_the_finding() {
     let source = std::fs::read_to_string(fixture().join("src/lib.rs")).unwrap();
     // Inside the fixture's package (under its target folder), so that the copy
     // compiles with the package's dependency on the annotations.
-    let dir = fixture()
-        .join("target/tensor-lint-tests")
-        .join(format!("note-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("lib.rs"), &source).unwrap();
+    let dir = common::scratch_under(
+        &fixture().join("target/tensor-lint-tests"),
+        "note",
+        &[("lib.rs", &source)],
+    );
     let run = |dir: &Path| {
         let output = bin()
             .current_dir(dir)

@@ -42,16 +42,7 @@ pub(crate) fn lent_pointers_owned(
     if flags.is_empty() {
         return Vec::new();
     }
-    let bodies: Vec<LocalDefId> = tcx
-        .hir_body_owners()
-        .filter(|&def| {
-            matches!(
-                tcx.def_kind(def),
-                DefKind::Fn | DefKind::AssocFn | DefKind::Closure
-            )
-        })
-        .filter(|&def| tcx.is_mir_available(def.to_def_id()))
-        .collect();
+    let bodies: Vec<LocalDefId> = crate::structs::crate_bodies(tcx);
     let mut builders: FxHashMap<DefId, Builds> = FxHashMap::default();
     for &def in &bodies {
         if tcx.def_kind(def) == DefKind::Closure {

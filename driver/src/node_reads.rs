@@ -11,7 +11,6 @@
 //! has no drop glue, and is not reported.
 
 use rustc_data_structures::fx::{FxHashMap, FxHashSet};
-use rustc_hir::def::DefKind;
 use rustc_hir::def_id::{DefId, LocalDefId};
 use rustc_middle::mir::{self, Local, Operand, Place, PlaceElem, Rvalue, StatementKind};
 use rustc_middle::ty::{self, Ty, TyCtxt};
@@ -30,16 +29,7 @@ struct Destroyed {
 
 /// The reads out of nodes of the whole crate.
 pub(crate) fn reads_out_of_nodes(tcx: TyCtxt<'_>, files: &Files) -> Vec<ReadOutOfNode> {
-    let bodies: Vec<LocalDefId> = tcx
-        .hir_body_owners()
-        .filter(|&def| {
-            matches!(
-                tcx.def_kind(def),
-                DefKind::Fn | DefKind::AssocFn | DefKind::Closure
-            )
-        })
-        .filter(|&def| tcx.is_mir_available(def.to_def_id()))
-        .collect();
+    let bodies: Vec<LocalDefId> = crate::structs::crate_bodies(tcx);
     let destroyed = destroyed_types(tcx, &bodies);
     if destroyed.is_empty() {
         return Vec::new();

@@ -201,6 +201,21 @@ pub(crate) struct DirectCall<'a, 'tcx> {
     pub span: rustc_span::Span,
 }
 
+/// The bodies of the crate's functions, methods and closures that have MIR.
+pub(crate) fn crate_bodies(tcx: TyCtxt<'_>) -> Vec<rustc_hir::def_id::LocalDefId> {
+    tcx.hir_body_owners()
+        .filter(|&def| {
+            matches!(
+                tcx.def_kind(def),
+                rustc_hir::def::DefKind::Fn
+                    | rustc_hir::def::DefKind::AssocFn
+                    | rustc_hir::def::DefKind::Closure
+            )
+        })
+        .filter(|&def| tcx.is_mir_available(def.to_def_id()))
+        .collect()
+}
+
 /// The calls of a body to functions the compiler resolved, in block order.
 pub(crate) fn direct_calls<'a, 'tcx>(
     mir: &'a mir::Body<'tcx>,

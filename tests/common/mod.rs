@@ -4,7 +4,7 @@
 
 pub mod ui;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -17,13 +17,20 @@ pub fn bin() -> Command {
 
 /// A fresh folder with `files` written into it; `tag` names the test crate using it.
 pub fn scratch(tag: &str, files: &[(&str, &str)]) -> PathBuf {
+    scratch_under(&std::env::temp_dir(), tag, files)
+}
+
+/// A fresh folder inside `base` with `files` written into it (`base` inside a package
+/// makes loose files there compile with the package's dependencies).
+pub fn scratch_under(base: &Path, tag: &str, files: &[(&str, &str)]) -> PathBuf {
     static NEXT: AtomicUsize = AtomicUsize::new(0);
-    let dir = std::env::temp_dir().join(format!(
+    let dir = base.join(format!(
         "tensor-lint-{tag}-{}-{}",
         std::process::id(),
         NEXT.fetch_add(1, Ordering::Relaxed)
     ));
     let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch dir");
     for (path, text) in files {
         let path = dir.join(path);
         std::fs::create_dir_all(path.parent().expect("nested path")).expect("scratch dir");
