@@ -37,7 +37,9 @@ crate::declare_lint! {
     /// Use instead: release on every path, best with a guard whose `Drop` releases.
     /// Memory handed to code the analyzer cannot see (an unresolved call, a callee
     /// outside the crate) counts as handed on, and so does memory a closure releases
-    /// when it is called; an allocation whose null check sends the path away
+    /// when it is called, memory stored in a struct that is stored whole
+    /// (`list.push(Entry { packet, .. })`), and an address handed to a function as an
+    /// integer (`register(p as usize)`); an allocation whose null check sends the path away
     /// (`if p.is_null() { return }`) is not held on that path. Two branches on one
     /// flag that is never reassigned take the same side, so
     /// `if need { alloc } .. if need { release }` is quiet. Owners with `Drop`

@@ -1108,11 +1108,15 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 span,
             );
         }
-        // An owner moved into the callee is the callee's: it drops or keeps it.
+        // An owner moved into the callee is the callee's: it drops or keeps it. An
+        // address handed over as an integer (`p as usize`) is a number to the callee,
+        // which its summary does not follow: the callee may keep it.
         for (i, a) in args.iter().enumerate() {
             if let Some(v) = a.value {
-                if a.moved
-                    && types::owns_memory(self.tcx, a.ty)
+                let owner_moved = a.moved && types::owns_memory(self.tcx, a.ty);
+                let address =
+                    a.ty.is_integral() && matches!(self.value(v).kind, ValueKind::RawPtr(Some(_)));
+                if (owner_moved || address)
                     && !summary.frees.contains(&i)
                     && !summary.escapes.contains(&i)
                     && memory(self, v)
@@ -2491,7 +2495,10 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 }
             }
             Sem::StoreArg(i) => {
-                if let Some(v) = arg(i).filter(|&v| self.value(v).kind.is_memory()) {
+                // What is stored is kept there: the memory itself, or what a struct
+                // stored whole holds in its fields (`v.push(Entry { packet, .. })`).
+                let parts = arg(i).map(|v| self.memory_parts(v)).unwrap_or_default();
+                for v in parts {
                     self.emit(
                         b,
                         Op::Escape {
