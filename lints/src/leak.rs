@@ -49,8 +49,9 @@ crate::declare_lint! {
     /// copy (`mem::transmute_copy`, `ptr::read`) of a forgotten owner takes it over.
     /// `mem::forget(self)` also gives up each field that owns memory of its own (a type
     /// with `impl Drop`, an `Arc`, a `Vec`) and that the function did not take out
-    /// first; fields whose type borrows its storage (`Vec<'arena, T>`) are left to
-    /// their arena. A handle moved into a struct literal of a type with `impl Drop` is
+    /// first (or reach through a borrow of the whole value a call turned into a
+    /// reference or pointer, `self.deref()`, which may point into any field); fields
+    /// whose type borrows its storage (`Vec<'arena, T>`) are left to their arena. A handle moved into a struct literal of a type with `impl Drop` is
     /// that owner's to release, unless (with the compiler front end) that `Drop`
     /// releases only under a `bool` field of the struct (`if self.owned { .. }`, `if
     /// !self.borrowed { .. }`) and the literal sets the field the other way: memory this

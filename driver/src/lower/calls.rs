@@ -66,6 +66,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             .collect();
         // The result: a value of this function, or a temporary stored into memory.
         let dest_ty = destination.ty(b.mir, self.tcx).ty;
+        self.note_reached_inside(b, args, dest_ty);
         let assigned = destination
             .projection
             .is_empty()
@@ -250,6 +251,61 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             }
         }
         Target::Unknown(tcx.def_path_str(item))
+    }
+
+    /// A borrow of a whole struct handed to a call that returns a borrow or a pointer
+    /// (`owned.deref()`, `buf.as_ptr()`): what it returns may be inside any field, so
+    /// the function has reached them all (a `mem::forget` of the struct then gives up
+    /// nothing the function did not see).
+    fn note_reached_inside(
+        &mut self,
+        b: &BodyCx<'tcx>,
+        args: &[Spanned<mir::Operand<'tcx>>],
+        dest_ty: Ty<'tcx>,
+    ) {
+        if !(dest_ty.is_ref() || dest_ty.is_raw_ptr()) {
+            return;
+        }
+        for a in args {
+            let (mir::Operand::Copy(p) | mir::Operand::Move(p)) = &a.node else {
+                continue;
+            };
+            if !p.projection.is_empty() {
+                continue;
+            }
+            // The one assignment of the argument: `_5 = &_1`.
+            let borrowed = b
+                .mir
+                .basic_blocks
+                .iter()
+                .flat_map(|d| &d.statements)
+                .find_map(|st| {
+                    let mir::StatementKind::Assign(assign) = &st.kind else {
+                        return None;
+                    };
+                    match &**assign {
+                        (dst, mir::Rvalue::Ref(_, _, src))
+                            if dst.local == p.local
+                                && dst.projection.is_empty()
+                                && src.projection.is_empty() =>
+                        {
+                            Some(src.local)
+                        }
+                        _ => None,
+                    }
+                });
+            let Some(local) = borrowed else { continue };
+            let ty::Adt(adt, _) = b.mir.local_decls[local].ty.kind() else {
+                continue;
+            };
+            if !adt.is_struct() {
+                continue;
+            }
+            let owner = self.canonical(self.local(b, local));
+            for k in 0..adt.non_enum_variant().fields.len() {
+                self.mentioned_fields.insert((owner, k as u32));
+            }
+        }
     }
 
     /// The functions of the crate that implement trait method `method`: each impl's
