@@ -594,11 +594,16 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 None => break,
             }
         }
-        let name = dst_local
-            .and_then(|l| loop_variable_name(b.mir, l))
-            .unwrap_or_else(|| "it".to_string());
         let range = self.ranges.get(&iter).cloned();
         let info = self.iters.get(&iter).cloned();
+        // Under an `enumerate`, the index the pattern binds counts the iterations.
+        let enumerated = range.is_none()
+            && info
+                .as_ref()
+                .is_some_and(|i| matches!(i.wraps.last(), Some(ItemWrap::Enumerate)));
+        let name = dst_local
+            .and_then(|l| loop_variable_name(b.mir, l, enumerated))
+            .unwrap_or_else(|| "it".to_string());
         let (item, lo, hi, symbol) = if let Some((lo, hi)) = range {
             // The IR's loops count from 0: the variable is where the range starts plus
             // the loop's symbol.
@@ -652,7 +657,11 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
 
 /// The variable a `for` loop binds its item to: the local the `Some` payload of
 /// `option` is copied into, when it is a named variable.
-fn loop_variable_name(mir: &mir::Body<'_>, option: mir::Local) -> Option<String> {
+fn loop_variable_name(
+    mir: &mir::Body<'_>,
+    option: mir::Local,
+    index_first: bool,
+) -> Option<String> {
     let mut names: FxHashMap<mir::Local, String> = FxHashMap::default();
     for info in &mir.var_debug_info {
         if let mir::VarDebugInfoContents::Place(place) = &info.value {
@@ -670,6 +679,18 @@ fn loop_variable_name(mir: &mir::Body<'_>, option: mir::Local) -> Option<String>
             let mir::Rvalue::Use(mir::Operand::Copy(src) | mir::Operand::Move(src), _) = rhs else {
                 continue;
             };
+            // `for (i, x) in it.enumerate()`: `i` is bound straight from the first
+            // field of the pair the `Some` holds.
+            let index_of_pair = matches!(
+                src.projection.as_slice(),
+                [mir::PlaceElem::Downcast(_, _), mir::PlaceElem::Field(..), mir::PlaceElem::Field(f, _)]
+                    if f.as_usize() == 0
+            );
+            if index_first && src.local == option && index_of_pair && lhs.projection.is_empty() {
+                if let Some(name) = names.get(&lhs.local) {
+                    return Some(name.clone());
+                }
+            }
             if src.local == option
                 && matches!(
                     src.projection.as_slice(),
@@ -677,6 +698,23 @@ fn loop_variable_name(mir: &mir::Body<'_>, option: mir::Local) -> Option<String>
                 )
                 && lhs.projection.is_empty()
             {
+                if index_first {
+                    // `for (i, x) in it.enumerate()`: the item is a pair, and `i` is
+                    // its first field (a variable of its own, or the field itself).
+                    let in_place = mir.var_debug_info.iter().find_map(|info| match &info.value {
+                        mir::VarDebugInfoContents::Place(p)
+                            if p.local == lhs.local
+                                && matches!(p.projection.as_slice(), [mir::PlaceElem::Field(f, _)] if f.as_usize() == 0) =>
+                        {
+                            Some(info.name.to_string())
+                        }
+                        _ => None,
+                    });
+                    if let Some(name) = in_place.or_else(|| index_name(mir, lhs.local, &names)) {
+                        return Some(name);
+                    }
+                    continue;
+                }
                 if let Some(name) = names.get(&lhs.local) {
                     return Some(name.clone());
                 }
@@ -684,6 +722,28 @@ fn loop_variable_name(mir: &mir::Body<'_>, option: mir::Local) -> Option<String>
         }
     }
     None
+}
+
+/// The name of the variable bound from the first field of the pair in `pair`.
+fn index_name(
+    mir: &mir::Body<'_>,
+    pair: mir::Local,
+    names: &FxHashMap<mir::Local, String>,
+) -> Option<String> {
+    mir.basic_blocks.iter().flat_map(|d| &d.statements).find_map(|stmt| {
+        let mir::StatementKind::Assign(assign) = &stmt.kind else {
+            return None;
+        };
+        let (lhs, mir::Rvalue::Use(mir::Operand::Copy(src) | mir::Operand::Move(src), _)) =
+            &**assign
+        else {
+            return None;
+        };
+        let first = matches!(src.projection.as_slice(), [mir::PlaceElem::Field(f, _)] if f.as_usize() == 0);
+        (src.local == pair && first && lhs.projection.is_empty())
+            .then(|| names.get(&lhs.local).cloned())
+            .flatten()
+    })
 }
 
 /// The natural loops of `mir`, one per back edge (an edge to a block that dominates
