@@ -28,6 +28,8 @@ use crate::release_flags::ReleaseFlag;
 struct Builds {
     adt: DefId,
     param: usize,
+    /// The field of the struct the parameter is stored in.
+    field: usize,
     /// The flag as the constructor sets it, and whether the value then releases.
     flag_value: bool,
     owns: bool,
@@ -80,7 +82,7 @@ pub(crate) fn lent_pointers_owned(
             let Some(&(_, release, drop_release)) =
                 crate::released_fields::drop_field_releases(tcx, builds.adt)
                     .iter()
-                    .find(|(field, _, _)| Some(*field) == built_field(tcx, call.callee, builds))
+                    .find(|(field, _, _)| *field == builds.field)
             else {
                 continue;
             };
@@ -274,48 +276,20 @@ fn builds_owner(
                 .find(|(k, _)| k.as_usize() == flag.field)
                 .and_then(|(_, op)| op.constant())
                 .and_then(|c| c.const_.try_to_bool())?;
-            let param = operands
+            let (field, param) = operands
                 .iter_enumerated()
                 .filter(|(k, _)| k.as_usize() != flag.field)
-                .find_map(|(_, op)| param_of(mir, op))?;
+                .find_map(|(k, op)| Some((k.as_usize(), param_of(mir, op)?)))?;
             found = Some(Builds {
                 adt,
                 param,
+                field,
                 flag_value,
                 owns: flag_value == flag.frees_when,
             });
         }
     }
     found
-}
-
-/// The field of the built struct that holds the constructor's parameter.
-fn built_field(tcx: TyCtxt<'_>, f: DefId, builds: &Builds) -> Option<usize> {
-    let mir = tcx.optimized_mir(f);
-    mir.basic_blocks
-        .iter()
-        .flat_map(|b| &b.statements)
-        .find_map(|stmt| {
-            let StatementKind::Assign(assign) = &stmt.kind else {
-                return None;
-            };
-            let (dst, Rvalue::Aggregate(kind, operands)) = &**assign else {
-                return None;
-            };
-            if dst.local != mir::RETURN_PLACE {
-                return None;
-            }
-            let mir::AggregateKind::Adt(adt, _, _, _, None) = **kind else {
-                return None;
-            };
-            if adt != builds.adt {
-                return None;
-            }
-            operands
-                .iter_enumerated()
-                .find(|(_, op)| param_of(mir, op) == Some(builds.param))
-                .map(|(k, _)| k.as_usize())
-        })
 }
 
 /// The parameter (0-based) an operand is, through copies, casts and reborrows

@@ -109,7 +109,8 @@ pub(crate) fn released_not_reset(
         {
             continue;
         }
-        for release in field_releases(tcx, mir, by_ref) {
+        let held = FieldLocals::of(tcx, mir, by_ref);
+        for release in held.releases(tcx, mir) {
             let Some(again) = drop_releases
                 .iter()
                 .find(|d| d.field == release.field && same_release(tcx, d.callee, release.callee))
@@ -119,8 +120,7 @@ pub(crate) fn released_not_reset(
             if by_ref && !exported && !called_and_left(tcx, &methods, method, &release.field) {
                 continue;
             }
-            let Some(dropped_at) =
-                left_as_it_was(tcx, mir, release.block, by_ref, Some(&release.field))
+            let Some(dropped_at) = left_as_it_was(tcx, mir, &held, release.block, &release.field)
             else {
                 continue;
             };
@@ -188,9 +188,14 @@ fn called_and_left(tcx: TyCtxt<'_>, methods: &[DefId], helper: DefId, field: &Fi
             return false;
         };
         let mir = tcx.optimized_mir(caller);
-        crate::structs::direct_calls(mir)
+        let mut calls = crate::structs::direct_calls(mir)
             .filter(|call| call.callee == helper && !call.cleanup)
-            .any(|call| left_as_it_was(tcx, mir, call.block, by_ref, Some(field)).is_some())
+            .peekable();
+        if calls.peek().is_none() {
+            return false;
+        }
+        let held = FieldLocals::of(tcx, mir, by_ref);
+        calls.any(|call| left_as_it_was(tcx, mir, &held, call.block, field).is_some())
     })
 }
 
@@ -267,14 +272,7 @@ fn callees<'a, 'tcx>(mir: &'a mir::Body<'tcx>) -> impl Iterator<Item = DefId> + 
 
 /// The field of `self` a place is (`(*_1).f` for a `&mut self`, `_1.f` for `self`).
 pub(crate) fn self_field(place: &mir::Place<'_>, by_ref: bool) -> Option<usize> {
-    if place.local != mir::Local::from_usize(1) {
-        return None;
-    }
-    match (place.projection.as_slice(), by_ref) {
-        ([mir::PlaceElem::Deref, mir::PlaceElem::Field(f, _), ..], true)
-        | ([mir::PlaceElem::Field(f, _), ..], false) => Some(f.as_usize()),
-        _ => None,
-    }
+    self_path(place, by_ref).map(|path| path[0])
 }
 
 /// The path of the field of `self` a place is (`(*_1).f.g` for a `&mut self`, `_1.f.g`
@@ -301,15 +299,20 @@ fn self_path(place: &mir::Place<'_>, by_ref: bool) -> Option<FieldPath> {
 /// What the locals of a method hold of the fields of `self`: a field's value (a pointer
 /// read from it, through copies, casts, `as_ptr` and an atomic's `load`), or a
 /// reference to a field (through a wrapper's `deref` and an atomic's `get_mut`).
-#[derive(Default)]
 struct FieldLocals {
     values: rustc_data_structures::fx::FxHashMap<mir::Local, FieldPath>,
     refs: rustc_data_structures::fx::FxHashMap<mir::Local, FieldPath>,
+    /// `self` is a borrow (`(*_1).f`), not the value (`_1.f`).
+    by_ref: bool,
 }
 
 impl FieldLocals {
     fn of(tcx: TyCtxt<'_>, mir: &mir::Body<'_>, by_ref: bool) -> FieldLocals {
-        let mut held = FieldLocals::default();
+        let mut held = FieldLocals {
+            values: Default::default(),
+            refs: Default::default(),
+            by_ref,
+        };
         loop {
             let before = held.values.len() + held.refs.len();
             for block in mir.basic_blocks.iter() {
@@ -323,19 +326,19 @@ impl FieldLocals {
                     }
                     match rvalue {
                         Rvalue::Use(op, _) | Rvalue::Cast(_, op, _) => {
-                            if let Some(path) = held.value_of(op, by_ref) {
+                            if let Some(path) = held.value_of(op) {
                                 held.values.entry(dst.local).or_insert(path);
                             } else if let Some(path) = held.ref_of(op) {
                                 held.refs.entry(dst.local).or_insert(path);
                             }
                         }
                         Rvalue::CopyForDeref(p) => {
-                            if let Some(path) = held.place_value(p, by_ref) {
+                            if let Some(path) = held.place_value(p) {
                                 held.values.entry(dst.local).or_insert(path);
                             }
                         }
                         Rvalue::Ref(_, _, p) | Rvalue::RawPtr(_, p) => {
-                            if let Some(path) = held.place_path(p, by_ref) {
+                            if let Some(path) = held.place_path(p) {
                                 held.refs.entry(dst.local).or_insert(path);
                             }
                         }
@@ -383,7 +386,7 @@ impl FieldLocals {
                 } else if std && args.len() == 1 {
                     // A pointer method of the field (`as_ptr`, `cast`) gives the same
                     // pointer.
-                    if let Some(path) = held.value_of(first, by_ref) {
+                    if let Some(path) = held.value_of(first) {
                         held.values.entry(destination.local).or_insert(path);
                     }
                 }
@@ -397,8 +400,8 @@ impl FieldLocals {
 
     /// The field path a place names: of `self`, or inside a field a local refers to
     /// (`(*r).block` where `r` refers to `self.head`).
-    fn place_path(&self, p: &mir::Place<'_>, by_ref: bool) -> Option<FieldPath> {
-        if let Some(path) = self_path(p, by_ref) {
+    fn place_path(&self, p: &mir::Place<'_>) -> Option<FieldPath> {
+        if let Some(path) = self_path(p, self.by_ref) {
             return Some(path);
         }
         let base = self.refs.get(&p.local)?;
@@ -417,16 +420,16 @@ impl FieldLocals {
 
     /// The field whose value a place read holds: a field of `self`, the referent of a
     /// local that refers to one, or a local holding a field's value.
-    fn place_value(&self, p: &mir::Place<'_>, by_ref: bool) -> Option<FieldPath> {
+    fn place_value(&self, p: &mir::Place<'_>) -> Option<FieldPath> {
         if p.projection.is_empty() {
             return self.values.get(&p.local).cloned();
         }
-        self.place_path(p, by_ref)
+        self.place_path(p)
     }
 
-    fn value_of(&self, op: &Operand<'_>, by_ref: bool) -> Option<FieldPath> {
+    fn value_of(&self, op: &Operand<'_>) -> Option<FieldPath> {
         match op {
-            Operand::Copy(p) | Operand::Move(p) => self.place_value(p, by_ref),
+            Operand::Copy(p) | Operand::Move(p) => self.place_value(p),
             _ => None,
         }
     }
@@ -441,30 +444,33 @@ impl FieldLocals {
     }
 }
 
-/// The calls of `mir` that hand a pointer read from a field of `self` to code outside
-/// Rust or to a function of the standard library that frees it.
-fn field_releases(tcx: TyCtxt<'_>, mir: &mir::Body<'_>, by_ref: bool) -> Vec<FieldRelease> {
-    let held = FieldLocals::of(tcx, mir, by_ref);
-    let mut out = Vec::new();
-    for call in crate::structs::direct_calls(mir).filter(|c| !c.cleanup) {
-        let callee = call.callee;
-        if !crate::structs::releases_what_it_is_given(tcx, callee) {
-            continue;
+impl FieldLocals {
+    /// The calls of `mir` (the body these locals are of) that hand a pointer read from a
+    /// field of `self` to code outside Rust or to a function of the standard library
+    /// that frees it.
+    fn releases(&self, tcx: TyCtxt<'_>, mir: &mir::Body<'_>) -> Vec<FieldRelease> {
+        let mut out = Vec::new();
+        for call in crate::structs::direct_calls(mir).filter(|c| !c.cleanup) {
+            let callee = call.callee;
+            if !crate::structs::releases_what_it_is_given(tcx, callee) {
+                continue;
+            }
+            if let Some(field) = call.args.iter().find_map(|a| self.value_of(&a.node)) {
+                out.push(FieldRelease {
+                    field,
+                    callee,
+                    block: call.block,
+                    span: call.span,
+                });
+            }
         }
-        if let Some(field) = call
-            .args
-            .iter()
-            .find_map(|a| held.value_of(&a.node, by_ref))
-        {
-            out.push(FieldRelease {
-                field,
-                callee,
-                block: call.block,
-                span: call.span,
-            });
-        }
+        out
     }
-    out
+}
+
+/// The field releases of `mir`, a method taking `self` as `by_ref` says.
+fn field_releases(tcx: TyCtxt<'_>, mir: &mir::Body<'_>, by_ref: bool) -> Vec<FieldRelease> {
+    FieldLocals::of(tcx, mir, by_ref).releases(tcx, mir)
 }
 
 /// Whether some path from the release in `block` to the method's return leaves `self`
@@ -475,19 +481,16 @@ fn field_releases(tcx: TyCtxt<'_>, mir: &mir::Body<'_>, by_ref: bool) -> Vec<Fie
 fn left_as_it_was(
     tcx: TyCtxt<'_>,
     mir: &mir::Body<'_>,
+    held: &FieldLocals,
     block: BasicBlock,
-    by_ref: bool,
-    field: Option<&FieldPath>,
+    field: &FieldPath,
 ) -> Option<Option<rustc_span::Span>> {
+    let by_ref = held.by_ref;
     let self_local = mir::Local::from_usize(1);
     // A call given a reference to the released field, or into it, may reset it (an
     // atomic's `store` or `swap` of null); one given a reference to a field around it
     // may too, unless it only reads through (`deref`, `load`).
-    let held = field.map(|_| FieldLocals::of(tcx, mir, by_ref));
     let resets = |func: &Operand<'_>, args: &[rustc_span::Spanned<Operand<'_>>]| {
-        let (Some(field), Some(held)) = (field, &held) else {
-            return false;
-        };
         let reading = func.const_fn_def().is_some_and(|(d, _)| {
             matches!(
                 tcx.item_name(d).as_str(),

@@ -274,27 +274,13 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 continue;
             }
             // The one assignment of the argument: `_5 = &_1`.
-            let borrowed = b
-                .mir
-                .basic_blocks
-                .iter()
-                .flat_map(|d| &d.statements)
-                .find_map(|st| {
-                    let mir::StatementKind::Assign(assign) = &st.kind else {
-                        return None;
-                    };
-                    match &**assign {
-                        (dst, mir::Rvalue::Ref(_, _, src))
-                            if dst.local == p.local
-                                && dst.projection.is_empty()
-                                && src.projection.is_empty() =>
-                        {
-                            Some(src.local)
-                        }
-                        _ => None,
-                    }
-                });
-            let Some(local) = borrowed else { continue };
+            let Some(mir::Rvalue::Ref(_, _, src)) = super::unwind::assignment_of(b, p.local) else {
+                continue;
+            };
+            if !src.projection.is_empty() {
+                continue;
+            }
+            let local = src.local;
             let ty::Adt(adt, _) = b.mir.local_decls[local].ty.kind() else {
                 continue;
             };

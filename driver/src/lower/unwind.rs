@@ -1003,7 +1003,10 @@ fn call_defining<'tcx>(
 }
 
 /// The rvalue assigned to `local` when one statement of the body assigns it whole.
-fn assignment_of<'tcx>(b: &BodyCx<'tcx>, local: Local) -> Option<&'tcx mir::Rvalue<'tcx>> {
+pub(crate) fn assignment_of<'tcx>(
+    b: &BodyCx<'tcx>,
+    local: Local,
+) -> Option<&'tcx mir::Rvalue<'tcx>> {
     b.definitions().assigned.get(&local).copied().flatten()
 }
 
