@@ -118,6 +118,13 @@ pub trait LowerFns {
     fn failed(&self) -> bool {
         false
     }
+
+    /// An order of the `n` functions with callees before their callers as far as the
+    /// front end can tell before lowering, to lower them one by one; `None` to lower
+    /// them all at once first.
+    fn callees_first(&mut self, _n: usize) -> Option<Vec<usize>> {
+        None
+    }
 }
 
 /// Lowers on the calling thread, which parsed every file.
@@ -191,11 +198,35 @@ pub fn analyze_functions(
 ) -> CrateIr {
     let n = annotated.len();
     let summaries: SharedSummaries = Arc::new(RwLock::new(vec![None; n]));
-    let all: Vec<usize> = (0..n).collect();
-    let mut fns: Vec<Option<FnIr>> = lowerer.lower(&all, &summaries);
-    fns.resize_with(n, || None);
+    let mut clock = Clock::new(n);
+    // Pass 1 lowers every function once, giving the call graph: callees first when the
+    // front end can tell the order, each with the summaries of those lowered before it;
+    // otherwise all at once, with the annotations alone.
+    let mut fns: Vec<Option<FnIr>> = vec![None; n];
+    match lowerer.callees_first(n) {
+        Some(order) => {
+            for f in order.into_iter().filter(|&f| f < n) {
+                if lowerer.failed() {
+                    break;
+                }
+                let ir = lowerer.lower(&[f], &summaries).pop().flatten();
+                clock.lowered(&[f]);
+                clock.summarise(f, ir.as_ref(), annotated, &summaries);
+                fns[f] = ir;
+            }
+        }
+        None => {
+            let all: Vec<usize> = (0..n).collect();
+            for (f, ir) in all.iter().zip(lowerer.lower(&all, &summaries)) {
+                fns[*f] = ir;
+            }
+            clock.lowered(&all);
+            for f in 0..n {
+                clock.summarise(f, fns[f].as_ref(), annotated, &summaries);
+            }
+        }
+    }
 
-    // Pass 1 gave the call graph.
     let edges: Vec<Vec<usize>> = fns
         .iter()
         .map(|ir| {
@@ -205,15 +236,9 @@ pub fn analyze_functions(
         })
         .collect();
 
-    // The first pass lowered every call with the callee's annotations alone; a function
-    // outside a cycle needs lowering again only if some callee's computed summary says
-    // more than that.
-    let summary_adds_to_annotations =
-        |c: usize, summaries: &[Option<FnSummary>]| match (&summaries[c], &annotated[c]) {
-            (Some(computed), Some(annotated)) => computed != annotated,
-            (Some(_), None) => true,
-            (None, _) => false,
-        };
+    // A function needs lowering again only if the summary of some callee changed after
+    // it was lowered. Components are taken bottom-up, level by level: a component's
+    // callees outside it are on lower levels and final by then.
     let comps = bottom_up_components(n, &edges);
     for level in levels(n, &edges, &comps) {
         if lowerer.failed() {
@@ -223,46 +248,42 @@ pub fn analyze_functions(
             .iter()
             .map(|&c| &comps[c])
             .partition(|comp| comp.len() > 1 || comp.iter().any(|&f| edges[f].contains(&f)));
-        // Recursive components are iterated member by member, each on its own: one
-        // step lowers the next member of every component of the level at once, with
-        // the singletons in the first step.
-        let mut runs: Vec<CycleRun> = cycles.iter().map(|comp| CycleRun::new(comp)).collect();
+        // Recursive components with a stale member are iterated member by member, each
+        // on its own: one step lowers the next member of every component of the level
+        // at once, with the stale singletons in the first step.
+        let mut runs: Vec<CycleRun> = cycles
+            .iter()
+            .filter(|comp| comp.iter().any(|&f| clock.stale(f, &edges[f])))
+            .map(|comp| CycleRun::new(comp))
+            .collect();
         let mut first = true;
         loop {
             let mut batch: Vec<usize> = Vec::new();
             if first {
-                let known = read(&summaries);
-                batch.extend(single.iter().map(|comp| comp[0]).filter(|&f| {
-                    edges[f]
+                batch.extend(
+                    single
                         .iter()
-                        .any(|&c| summary_adds_to_annotations(c, &known))
-                }));
+                        .map(|comp| comp[0])
+                        .filter(|&f| clock.stale(f, &edges[f])),
+                );
             }
             batch.extend(runs.iter().filter_map(CycleRun::current));
-            if batch.is_empty() && !first {
+            if batch.is_empty() {
                 break;
             }
+            first = false;
             for (f, ir) in batch.iter().zip(lowerer.lower(&batch, &summaries)) {
                 fns[*f] = ir;
             }
-            let mut known = write(&summaries);
-            if first {
-                for comp in &single {
-                    known[comp[0]] = fns[comp[0]].as_ref().map(FnSummary::of);
-                }
-                first = false;
-            }
-            for run in &mut runs {
-                if let Some(f) = run.current() {
-                    let summary = fns[f].as_ref().map(FnSummary::of);
-                    let changed = summary != known[f];
-                    known[f] = summary;
+            clock.lowered(&batch);
+            for &f in &batch {
+                let changed = clock.summarise(f, fns[f].as_ref(), annotated, &summaries);
+                if let Some(run) = runs.iter_mut().find(|run| run.current() == Some(f)) {
                     run.advance(changed);
                 }
             }
         }
     }
-
     let fns: Vec<FnIr> = if lowerer.failed() {
         Vec::new()
     } else {
@@ -284,6 +305,59 @@ pub fn analyze_functions(
         lent_owned: Vec::new(),
         cache_line_bytes: options.cache_line_bytes,
         errors: Vec::new(),
+    }
+}
+
+/// When each function was last lowered and when the summary its callers see (its
+/// computed one, or its annotations' before it has one) last changed, on one counter.
+struct Clock {
+    now: u64,
+    lowered_at: Vec<u64>,
+    changed_at: Vec<u64>,
+}
+
+impl Clock {
+    fn new(n: usize) -> Clock {
+        Clock {
+            now: 0,
+            lowered_at: vec![0; n],
+            changed_at: vec![0; n],
+        }
+    }
+
+    fn lowered(&mut self, fns: &[usize]) {
+        self.now += 1;
+        for &f in fns {
+            self.lowered_at[f] = self.now;
+        }
+    }
+
+    /// Records the summary of `f` as lowered into `ir`; whether what its callers see
+    /// changed.
+    fn summarise(
+        &mut self,
+        f: usize,
+        ir: Option<&FnIr>,
+        annotated: &[Option<FnSummary>],
+        summaries: &SharedSummaries,
+    ) -> bool {
+        let summary = ir.map(FnSummary::of);
+        let mut known = write(summaries);
+        let before = known[f].as_ref().or(annotated[f].as_ref());
+        let changed = summary.as_ref().or(annotated[f].as_ref()) != before;
+        known[f] = summary;
+        if changed {
+            self.now += 1;
+            self.changed_at[f] = self.now;
+        }
+        changed
+    }
+
+    /// Whether `f` was lowered before the summary of one of its callees changed.
+    fn stale(&self, f: usize, callees: &[usize]) -> bool {
+        callees
+            .iter()
+            .any(|&c| self.changed_at[c] > self.lowered_at[f])
     }
 }
 
@@ -424,6 +498,79 @@ mod tests {
             anywhere.writes.contains(&0) && anywhere.write_regions.is_empty(),
             "{anywhere:?}"
         );
+    }
+
+    /// Lowers through the syntax front end in an order it is given, counting lowerings.
+    struct Ordered<'x, 'a> {
+        inner: HereLowerer<'x, 'a>,
+        order: Vec<usize>,
+        lowered: usize,
+    }
+
+    impl LowerFns for Ordered<'_, '_> {
+        fn lower(&mut self, fns: &[usize], summaries: &SharedSummaries) -> Vec<Option<FnIr>> {
+            self.lowered += fns.len();
+            self.inner.lower(fns, summaries)
+        }
+
+        fn callees_first(&mut self, _n: usize) -> Option<Vec<usize>> {
+            Some(self.order.clone())
+        }
+    }
+
+    /// The summaries and lowerings count of the chain `top -> mid -> leaf` (functions
+    /// 0, 1, 2, `leaf` writing its argument) lowered in `order`.
+    fn chain_in_order(order: Option<Vec<usize>>) -> (Vec<FnSummary>, usize) {
+        let text = "fn top(v: &mut [f32]) { mid(v) }
+                    fn mid(v: &mut [f32]) { leaf(v) }
+                    fn leaf(v: &mut [f32]) { v[0] = 1.0; }";
+        let mut sources = SourceMap::new();
+        let file = sources.add("t.rs".into(), "t.rs".into(), text.into());
+        let ast = crate::syntax::parse_file(file, text).expect("test source parses");
+        let krate = CrateSources {
+            name: "t".into(),
+            files: vec![crate::syntax::ParsedFile {
+                file,
+                module_path: Vec::new(),
+                ast,
+            }],
+        };
+        let (index, asts) = ItemIndex::build(&krate);
+        let options = AnalysisOptions::default();
+        let inner = HereLowerer {
+            index: &index,
+            models: &options.models,
+            cfg: &options.cfg,
+            asts: &asts,
+        };
+        let ir = match order {
+            Some(order) => {
+                let mut lowerer = Ordered {
+                    inner,
+                    order,
+                    lowered: 0,
+                };
+                let ir = analyze_index("t", &index, &options, &mut lowerer, 1);
+                return (ir.summaries, lowerer.lowered);
+            }
+            None => analyze_index("t", &index, &options, &mut { inner }, 1),
+        };
+        (ir.summaries, 0)
+    }
+
+    #[test]
+    fn callees_lowered_first_are_not_lowered_again_and_a_wrong_order_is_corrected() {
+        let (all_at_once, _) = chain_in_order(None);
+        assert!(all_at_once[0].writes.contains(&0), "{all_at_once:?}");
+        // Callees first: each function once, with the same summaries.
+        let (right, lowered) = chain_in_order(Some(vec![2, 1, 0]));
+        assert_eq!(right, all_at_once);
+        assert_eq!(lowered, 3);
+        // Callers first: each caller is lowered again once its callee's summary is
+        // known, to the same result.
+        let (wrong, lowered) = chain_in_order(Some(vec![0, 1, 2]));
+        assert_eq!(wrong, all_at_once);
+        assert_eq!(lowered, 5);
     }
 
     #[test]

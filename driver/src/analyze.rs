@@ -160,6 +160,92 @@ impl LowerFns for MirLowerer<'_, '_> {
             .map(|&f| FnLowerer::lower(self.cx, &summaries, FnId(f as u32)))
             .collect()
     }
+
+    fn callees_first(&mut self, n: usize) -> Option<Vec<usize>> {
+        let edges = call_graph(self.cx.tcx, n, self.cx.fn_ids);
+        Some(postorder(n, &edges))
+    }
+}
+
+/// The crate's functions each function calls, in its body or its closures', as the
+/// compiler resolves them (a trait method it cannot resolve: every impl of the crate).
+/// Only an order to lower in: the lowering finds the calls that count.
+fn call_graph(tcx: TyCtxt<'_>, n: usize, fn_ids: &FxHashMap<LocalDefId, FnId>) -> Vec<Vec<usize>> {
+    let mut edges: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for owner in tcx.hir_body_owners() {
+        if !matches!(
+            tcx.def_kind(owner),
+            DefKind::Fn | DefKind::AssocFn | DefKind::Closure
+        ) {
+            continue;
+        }
+        let root = tcx.typeck_root_def_id(owner.to_def_id());
+        let Some(&FnId(caller)) = root.as_local().and_then(|r| fn_ids.get(&r)) else {
+            continue;
+        };
+        if !tcx.is_mir_available(owner.to_def_id()) {
+            continue;
+        }
+        let env = rustc_middle::ty::TypingEnv::post_analysis(tcx, owner.to_def_id());
+        let mir = tcx.optimized_mir(owner.to_def_id());
+        for block in mir.basic_blocks.iter() {
+            let rustc_middle::mir::TerminatorKind::Call { func, .. } = &block.terminator().kind
+            else {
+                continue;
+            };
+            let Some((def, args)) = func.const_fn_def() else {
+                continue;
+            };
+            let resolved = tcx.trait_of_assoc(def).and_then(|_| {
+                rustc_middle::ty::Instance::try_resolve(tcx, env, def, args)
+                    .ok()
+                    .flatten()
+                    .map(|i| i.def_id())
+            });
+            let callees: Vec<rustc_hir::def_id::DefId> = match (resolved, tcx.trait_of_assoc(def)) {
+                (Some(item), _) => vec![item],
+                (None, Some(trait_id)) => tcx
+                    .all_impls(trait_id)
+                    .filter_map(|imp| tcx.impl_item_implementor_ids(imp).get(&def).copied())
+                    .chain(std::iter::once(def))
+                    .collect(),
+                (None, None) => vec![def],
+            };
+            for callee in callees {
+                if let Some(&FnId(id)) = callee.as_local().and_then(|l| fn_ids.get(&l)) {
+                    edges[caller as usize].push(id as usize);
+                }
+            }
+        }
+    }
+    edges
+}
+
+/// The functions in an order where each comes after the functions it calls, but for
+/// the calls that close a cycle.
+fn postorder(n: usize, edges: &[Vec<usize>]) -> Vec<usize> {
+    let mut order = Vec::with_capacity(n);
+    let mut seen = vec![false; n];
+    for root in 0..n {
+        if seen[root] {
+            continue;
+        }
+        seen[root] = true;
+        let mut stack: Vec<(usize, usize)> = vec![(root, 0)];
+        while let Some(&mut (f, ref mut next)) = stack.last_mut() {
+            if let Some(&c) = edges[f].get(*next) {
+                *next += 1;
+                if c < n && !seen[c] {
+                    seen[c] = true;
+                    stack.push((c, 0));
+                }
+            } else {
+                order.push(f);
+                stack.pop();
+            }
+        }
+    }
+    order
 }
 
 /// In debug builds, fails on purpose on a file of the crate whose path ends with the

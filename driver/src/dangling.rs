@@ -38,38 +38,91 @@ struct Target {
 /// What each local may point into: the locals whose storage its pointers reach.
 type PointsInto = FxHashMap<Local, FxHashSet<Target>>;
 
-/// The state before a statement: what each local may point into, and the locals whose
-/// storage is gone on some path here (with where it went).
+/// The locals a pointer can be made into (those borrowed in place somewhere in the
+/// body), each with its slot in a state's `dead`: only their storage is followed.
+struct Borrowed {
+    slot: Vec<Option<u32>>,
+    count: usize,
+}
+
+impl Borrowed {
+    fn of(mir: &mir::Body<'_>) -> Borrowed {
+        let mut slot = vec![None; mir.local_decls.len()];
+        let mut count = 0usize;
+        for stmt in mir.basic_blocks.iter().flat_map(|b| &b.statements) {
+            if let StatementKind::Assign(assign) = &stmt.kind {
+                if let Rvalue::Ref(_, _, place) | Rvalue::RawPtr(_, place) = &assign.1 {
+                    let at = &mut slot[place.local.as_usize()];
+                    if at.is_none() && !place.projection.contains(&mir::PlaceElem::Deref) {
+                        *at = Some(count as u32);
+                        count += 1;
+                    }
+                }
+            }
+        }
+        Borrowed { slot, count }
+    }
+
+    fn slot(&self, l: Local) -> Option<usize> {
+        self.slot
+            .get(l.as_usize())
+            .copied()
+            .flatten()
+            .map(|k| k as usize)
+    }
+}
+
+/// The state before a statement: what each local may point into, and the borrowed
+/// locals whose storage is gone on some path here (with where it went), by slot.
 #[derive(Clone, Default, PartialEq)]
 struct State {
     points: PointsInto,
-    dead: FxHashMap<Local, rustc_span::Span>,
+    dead: Vec<Option<rustc_span::Span>>,
 }
 
 impl State {
+    fn new(borrowed: &Borrowed) -> State {
+        State {
+            points: PointsInto::default(),
+            dead: vec![None; borrowed.count],
+        }
+    }
+
+    /// Adds what `other` holds; whether anything was new.
     fn join(&mut self, other: &State) -> bool {
-        let before = (
-            self.points.values().map(FxHashSet::len).sum::<usize>(),
-            self.dead.len(),
-        );
+        let mut changed = false;
         for (l, set) in &other.points {
-            self.points
-                .entry(*l)
-                .or_default()
-                .extend(set.iter().copied());
+            let mine = self.points.entry(*l).or_default();
+            for t in set {
+                changed |= mine.insert(*t);
+            }
         }
-        for (l, at) in &other.dead {
-            self.dead.entry(*l).or_insert(*at);
+        for (mine, theirs) in self.dead.iter_mut().zip(&other.dead) {
+            if mine.is_none() && theirs.is_some() {
+                *mine = *theirs;
+                changed = true;
+            }
         }
-        before
-            != (
-                self.points.values().map(FxHashSet::len).sum::<usize>(),
-                self.dead.len(),
-            )
+        changed
     }
 
     fn of(&self, l: Local) -> FxHashSet<Target> {
         self.points.get(&l).cloned().unwrap_or_default()
+    }
+
+    /// The targets of `l`, borrowed.
+    fn targets(&self, l: Local) -> impl Iterator<Item = &Target> {
+        self.points.get(&l).into_iter().flatten()
+    }
+
+    fn gone(&self, borrowed: &Borrowed, l: Local) -> Option<rustc_span::Span> {
+        self.dead[borrowed.slot(l)?]
+    }
+
+    fn set_gone(&mut self, borrowed: &Borrowed, l: Local, at: Option<rustc_span::Span>) {
+        if let Some(k) = borrowed.slot(l) {
+            self.dead[k] = at;
+        }
     }
 }
 
@@ -82,8 +135,13 @@ pub(crate) fn dangling_pointers(
     let mir = tcx.optimized_mir(def.to_def_id());
     // Only functions that make raw pointers from borrows can hold one past its target.
     let makes_raw = mir.basic_blocks.iter().flat_map(|b| &b.statements).any(|s| {
-        matches!(&s.kind, StatementKind::Assign(a) if matches!(a.1,
-            Rvalue::RawPtr(..) | Rvalue::Cast(mir::CastKind::PtrToPtr | mir::CastKind::PointerCoercion(..), ..)))
+        matches!(&s.kind, StatementKind::Assign(a) if match &a.1 {
+            Rvalue::RawPtr(..) => true,
+            Rvalue::Cast(mir::CastKind::PtrToPtr | mir::CastKind::PointerCoercion(..), _, to) => {
+                to.is_raw_ptr()
+            }
+            _ => false,
+        })
     }) || mir.basic_blocks.iter().any(|b| {
         matches!(&b.terminator().kind, TerminatorKind::Call { destination, .. }
             if holds_raw_pointer(tcx, destination.ty(mir, tcx).ty))
@@ -93,12 +151,20 @@ pub(crate) fn dangling_pointers(
     }
     let env = ty::TypingEnv::post_analysis(tcx, def.to_def_id());
     let n = mir.basic_blocks.len();
+    // Blocks are visited in reverse postorder, the earliest pending first, so that a
+    // block's predecessors outside loops are done before it.
+    let mut order = vec![usize::MAX; n];
+    for (k, &bb) in mir.basic_blocks.reverse_postorder().iter().enumerate() {
+        order[bb.as_usize()] = k;
+    }
     let mut entry: Vec<Option<State>> = vec![None; n];
-    entry[0] = Some(State::default());
-    let mut work: Vec<BasicBlock> = vec![BasicBlock::from_usize(0)];
+    let borrowed = Borrowed::of(mir);
+    entry[0] = Some(State::new(&borrowed));
+    let mut work: std::collections::BTreeSet<(usize, BasicBlock)> =
+        std::iter::once((order[0], BasicBlock::from_usize(0))).collect();
     let mut found: Vec<(rustc_span::Span, Local, rustc_span::Span, Use)> = Vec::new();
     let mut rounds = 0usize;
-    while let Some(bb) = work.pop() {
+    while let Some((_, bb)) = work.pop_first() {
         rounds += 1;
         // A body this large is left alone rather than followed without end.
         if rounds > 20 * n + 100 {
@@ -112,9 +178,9 @@ pub(crate) fn dangling_pointers(
             continue;
         }
         for stmt in &data.statements {
-            step(tcx, env, mir, stmt, &mut state, &mut found);
+            step(tcx, env, mir, &borrowed, stmt, &mut state, &mut found);
         }
-        terminator(tcx, mir, data.terminator(), &state, &mut found);
+        terminator(tcx, mir, &borrowed, data.terminator(), &state, &mut found);
         if let TerminatorKind::Call {
             func,
             destination,
@@ -165,8 +231,8 @@ pub(crate) fn dangling_pointers(
                 }
                 Some(s) => s.join(&state),
             };
-            if changed && !work.contains(&succ) {
-                work.push(succ);
+            if changed {
+                work.insert((order[succ.as_usize()], succ));
             }
         }
     }
@@ -208,22 +274,23 @@ fn step<'tcx>(
     tcx: TyCtxt<'tcx>,
     env: ty::TypingEnv<'tcx>,
     mir: &mir::Body<'tcx>,
+    borrowed: &Borrowed,
     stmt: &mir::Statement<'tcx>,
     state: &mut State,
     found: &mut Vec<(rustc_span::Span, Local, rustc_span::Span, Use)>,
 ) {
     match &stmt.kind {
         StatementKind::StorageLive(l) => {
-            state.dead.remove(l);
+            state.set_gone(borrowed, *l, None);
         }
         StatementKind::StorageDead(l) => {
-            state.dead.insert(*l, stmt.source_info.span);
+            state.set_gone(borrowed, *l, Some(stmt.source_info.span));
         }
         StatementKind::Assign(assign) => {
             let (dst, rvalue) = &**assign;
             // A dereference of a dangling pointer, read or written.
             for place in rvalue_places(rvalue).chain(std::iter::once(*dst)) {
-                check_deref(state, &place, stmt.source_info.span, found);
+                check_deref(borrowed, state, &place, stmt.source_info.span, found);
             }
             let set: FxHashSet<Target> = match rvalue {
                 // `&x`, `&raw x`, `&x.f`: the storage of `x`; `&(*p).f`: where `p` points.
@@ -280,6 +347,7 @@ fn step<'tcx>(
 fn terminator<'tcx>(
     tcx: TyCtxt<'tcx>,
     mir: &mir::Body<'tcx>,
+    borrowed: &Borrowed,
     term: &mir::Terminator<'tcx>,
     state: &State,
     found: &mut Vec<(rustc_span::Span, Local, rustc_span::Span, Use)>,
@@ -294,7 +362,7 @@ fn terminator<'tcx>(
         } => {
             for a in args {
                 if let Operand::Copy(p) | Operand::Move(p) = &a.node {
-                    check_deref(state, p, *fn_span, found);
+                    check_deref(borrowed, state, p, *fn_span, found);
                 }
                 // A pointer handed to a call after what it points into is gone: a raw
                 // one, or a reference made from one.
@@ -306,7 +374,7 @@ fn terminator<'tcx>(
                 // What the pointer reaches, and what a struct it points to holds
                 // (`&opts` whose field points into a temporary).
                 let direct = operand_points(state, &a.node);
-                let held = direct.iter().flat_map(|t| state.of(t.local));
+                let held = direct.iter().flat_map(|t| state.targets(t.local).copied());
                 let reached: FxHashSet<Local> = direct
                     .iter()
                     .copied()
@@ -315,7 +383,7 @@ fn terminator<'tcx>(
                     .map(|t| t.local)
                     .collect();
                 for target in reached {
-                    if let Some(&gone) = state.dead.get(&target) {
+                    if let Some(gone) = state.gone(borrowed, target) {
                         let name = func
                             .const_fn_def()
                             .map(|(d, _)| without_generics(&tcx.def_path_str(d)))
@@ -357,6 +425,7 @@ fn terminator<'tcx>(
 
 /// A dereference of `place` through a pointer that points into a dead local.
 fn check_deref(
+    borrowed: &Borrowed,
     state: &State,
     place: &Place<'_>,
     span: rustc_span::Span,
@@ -365,8 +434,8 @@ fn check_deref(
     if place.projection.first() != Some(&mir::PlaceElem::Deref) {
         return;
     }
-    for target in state.of(place.local) {
-        if let Some(&gone) = state.dead.get(&target.local) {
+    for target in state.targets(place.local) {
+        if let Some(gone) = state.gone(borrowed, target.local) {
             found.push((span, target.local, gone, Use::Deref));
         }
     }

@@ -751,7 +751,8 @@ pub struct FnIr {
     pub values: Vec<Value>,
     pub roots: Vec<Root>,
     pub bodies: Vec<Body>,
-    /// Calls to crate-local functions, for the call graph.
+    /// The crate's functions this one calls or whose summaries its lowering read (a
+    /// `Drop` it runs), for the schedule's call graph.
     pub callees: Vec<FnId>,
     pub span: Span,
     /// `true` when lowering gave up on part of the body (too deep, too large); the

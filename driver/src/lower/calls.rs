@@ -47,6 +47,15 @@ enum Target<'tcx> {
     Unknown(String),
 }
 
+impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
+    /// The summary computed for function `id`, if it has one yet. The lowering now
+    /// depends on it: the schedule lowers this function again if it changes.
+    pub(crate) fn computed_summary(&self, id: FnId) -> Option<&'a FnSummary> {
+        self.summaries_read.borrow_mut().push(id);
+        self.summaries.get(id.0 as usize).and_then(Option::as_ref)
+    }
+}
+
 impl<'tcx> FnLowerer<'_, 'tcx> {
     pub(crate) fn call(
         &mut self,
@@ -866,8 +875,6 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         }
     }
 
-    /// What calling function `id` does, as far as known now: its summary, or what its
-    /// annotations say while it is not summarised yet.
     /// What `ptr::write` through `value` (of type `pointer_ty`) does: writes the
     /// memory it points at, or, for an owner (a `Box`, a `Vec`), stores into its slot.
     pub(crate) fn store_through(
@@ -887,16 +894,15 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         }
     }
 
+    /// What calling function `id` does, as far as known now: its summary, or what its
+    /// annotations say while it is not summarised yet.
     pub(crate) fn summary_of(&self, id: FnId) -> Option<FnSummary> {
-        self.summaries
-            .get(id.0 as usize)
-            .and_then(Option::clone)
-            .or_else(|| {
-                self.cx
-                    .annotations
-                    .get(id.0 as usize)
-                    .map(FnSummary::from_annotations)
-            })
+        self.computed_summary(id).cloned().or_else(|| {
+            self.cx
+                .annotations
+                .get(id.0 as usize)
+                .map(FnSummary::from_annotations)
+        })
     }
 
     /// The effects a summary says a call has, on its arguments and result.

@@ -166,9 +166,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         else {
             return false;
         };
-        self.summaries
-            .get(id.0 as usize)
-            .and_then(Option::as_ref)
+        self.computed_summary(*id)
             .is_some_and(|s| s.frees.contains(&0))
     }
 }

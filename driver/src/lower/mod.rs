@@ -75,6 +75,9 @@ pub(crate) struct FnLowerer<'a, 'tcx> {
     roots: Vec<Root>,
     bodies: Vec<Body>,
     callees: Vec<FnId>,
+    /// The functions whose computed summaries the lowering read (of callees, of `Drop`
+    /// impls): with `callees`, the edges the schedule follows.
+    summaries_read: std::cell::RefCell<Vec<FnId>>,
     /// The value each field of a value holds (`(base, variant, field)`): what an
     /// aggregate was built from, or the memory a parameter's field reaches.
     fields: FxHashMap<(ValueId, u32, u32), ValueId>,
@@ -298,6 +301,7 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
             roots: Vec::new(),
             bodies: Vec::new(),
             callees: Vec::new(),
+            summaries_read: Default::default(),
             fields: FxHashMap::default(),
             pointees: FxHashMap::default(),
             array_literals: FxHashMap::default(),
@@ -383,6 +387,7 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
             types::short_name(tcx, tcx.type_of(imp).instantiate_identity().skip_norm_wip())
         });
         let mut callees = self.callees;
+        callees.extend(self.summaries_read.into_inner());
         callees.sort();
         callees.dedup();
         FnIr {

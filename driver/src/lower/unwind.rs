@@ -445,7 +445,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             .as_local()
             .and_then(|l| self.cx.fn_ids.get(&l).copied());
         if let Some(id) = callee {
-            let Some(Some(summary)) = self.summaries.get(id.0 as usize) else {
+            let Some(summary) = self.computed_summary(id) else {
                 return;
             };
             // A function of the crate that sets the length of what it is given a
@@ -937,10 +937,9 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                     return false;
                 };
                 if let Some(id) = def_id.as_local().and_then(|l| self.cx.fn_ids.get(&l)) {
-                    return matches!(
-                        self.summaries.get(id.0 as usize),
-                        Some(Some(s)) if !s.copies_within.is_empty()
-                    );
+                    return self
+                        .computed_summary(*id)
+                        .is_some_and(|s| !s.copies_within.is_empty());
                 }
                 let name = tcx.item_name(def_id);
                 in_core(tcx, def_id)
