@@ -167,11 +167,14 @@ impl LowerFns for MirLowerer<'_, '_> {
     }
 }
 
-/// The crate's functions each function calls, in its body or its closures', as the
-/// compiler resolves them (a trait method it cannot resolve: every impl of the crate).
-/// Only an order to lower in: the lowering finds the calls that count.
+/// The crate's functions each function calls, in its body or its closures' (a trait's
+/// method: each impl of the crate with its own body, unresolved, as resolving every
+/// call would cost more than the lowering it saves). Only an order to lower in: the
+/// lowering finds the calls that count, and the schedule lowers again what came too
+/// early.
 fn call_graph(tcx: TyCtxt<'_>, n: usize, fn_ids: &FxHashMap<LocalDefId, FnId>) -> Vec<Vec<usize>> {
     let mut edges: Vec<Vec<usize>> = vec![Vec::new(); n];
+    let local_impls = tcx.all_local_trait_impls(());
     for owner in tcx.hir_body_owners() {
         if !matches!(
             tcx.def_kind(owner),
@@ -186,30 +189,30 @@ fn call_graph(tcx: TyCtxt<'_>, n: usize, fn_ids: &FxHashMap<LocalDefId, FnId>) -
         if !tcx.is_mir_available(owner.to_def_id()) {
             continue;
         }
-        let env = rustc_middle::ty::TypingEnv::post_analysis(tcx, owner.to_def_id());
         let mir = tcx.optimized_mir(owner.to_def_id());
         for block in mir.basic_blocks.iter() {
             let rustc_middle::mir::TerminatorKind::Call { func, .. } = &block.terminator().kind
             else {
                 continue;
             };
-            let Some((def, args)) = func.const_fn_def() else {
+            let Some((def, _)) = func.const_fn_def() else {
                 continue;
             };
-            let resolved = tcx.trait_of_assoc(def).and_then(|_| {
-                rustc_middle::ty::Instance::try_resolve(tcx, env, def, args)
-                    .ok()
+            // A trait's method: every impl of the crate that has its own (the order
+            // needs no resolution; a call to an impl it does not run costs nothing).
+            let callees: Vec<rustc_hir::def_id::DefId> = match tcx.trait_of_assoc(def) {
+                Some(trait_id) => local_impls
+                    .get(&trait_id)
+                    .into_iter()
                     .flatten()
-                    .map(|i| i.def_id())
-            });
-            let callees: Vec<rustc_hir::def_id::DefId> = match (resolved, tcx.trait_of_assoc(def)) {
-                (Some(item), _) => vec![item],
-                (None, Some(trait_id)) => tcx
-                    .all_impls(trait_id)
-                    .filter_map(|imp| tcx.impl_item_implementor_ids(imp).get(&def).copied())
+                    .filter_map(|imp| {
+                        tcx.impl_item_implementor_ids(imp.to_def_id())
+                            .get(&def)
+                            .copied()
+                    })
                     .chain(std::iter::once(def))
                     .collect(),
-                (None, None) => vec![def],
+                None => vec![def],
             };
             for callee in callees {
                 if let Some(&FnId(id)) = callee.as_local().and_then(|l| fn_ids.get(&l)) {
