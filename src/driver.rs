@@ -808,7 +808,7 @@ pub fn apply_level(
         None if lint.possible_is_warn && !finding.proven && lint.default_level == Level::Deny => (
             Level::Warn,
             format!(
-                "`{}` warns by default when the overlap is possible but not proven; `// tensor-lint: allow({})` on the line before silences this finding",
+                "`{}` warns by default when what it reports is possible but not proven; `// tensor-lint: allow({})` on the line before silences this finding",
                 lint.code(),
                 lint.name
             ),

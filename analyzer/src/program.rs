@@ -55,6 +55,8 @@ pub struct CrateIr {
     pub node_reads: Vec<crate::ir::ReadOutOfNode>,
     /// Pointers foreign getters lend, made owners of (compiler front end).
     pub lent_owned: Vec<crate::ir::LentPointerOwned>,
+    /// Nodes retired while another field may still reach them (compiler front end).
+    pub retired_reachable: Vec<crate::ir::RetiredReachable>,
     pub cache_line_bytes: u32,
     /// Problems with the input (malformed annotations).
     pub errors: Vec<SourceError>,
@@ -221,8 +223,8 @@ pub fn analyze_functions(
                 fns[*f] = ir;
             }
             clock.lowered(&all);
-            for f in 0..n {
-                clock.summarise(f, fns[f].as_ref(), annotated, &summaries);
+            for (f, ir) in fns.iter().enumerate() {
+                clock.summarise(f, ir.as_ref(), annotated, &summaries);
             }
         }
     }
@@ -303,6 +305,7 @@ pub fn analyze_functions(
         dangling: Vec::new(),
         node_reads: Vec::new(),
         lent_owned: Vec::new(),
+        retired_reachable: Vec::new(),
         cache_line_bytes: options.cache_line_bytes,
         errors: Vec::new(),
     }

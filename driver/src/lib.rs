@@ -44,6 +44,7 @@ mod models;
 mod node_reads;
 mod release_flags;
 mod released_fields;
+mod retired_nodes;
 mod structs;
 
 use std::process::ExitCode;

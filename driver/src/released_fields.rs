@@ -22,10 +22,10 @@ use crate::files::Files;
 /// A field of `self` as a path of field indices: `self.head.block` is the field `block`
 /// of the field `head`, through the `Deref` of its wrapper ([`THROUGH_DEREF`]) where
 /// `head` is a `CachePadded<Position>`.
-type FieldPath = Vec<usize>;
+pub(crate) type FieldPath = Vec<usize>;
 
 /// The step of a [`FieldPath`] into what a wrapper's `Deref` gives.
-const THROUGH_DEREF: usize = usize::MAX;
+pub(crate) const THROUGH_DEREF: usize = usize::MAX;
 
 /// A release of a field of `self`: the field, the function it is handed to, and where.
 #[derive(Clone)]
@@ -202,7 +202,7 @@ fn called_and_left(tcx: TyCtxt<'_>, methods: &[DefId], helper: DefId, field: &Fi
 /// `head.block`: the names of a path's fields, through the structs they are fields of
 /// (and through the one type argument of a wrapper its `Deref` gives), and whether the
 /// last is an atomic pointer.
-fn field_name(tcx: TyCtxt<'_>, adt: DefId, path: &[usize]) -> (String, bool) {
+pub(crate) fn field_name(tcx: TyCtxt<'_>, adt: DefId, path: &[usize]) -> (String, bool) {
     let mut names = Vec::new();
     let mut ty = tcx.type_of(adt).instantiate_identity().skip_norm_wip();
     for &k in path {

@@ -126,11 +126,10 @@ crate::declare_lint! {
     /// the node's pointer, forgets or writes a value in place (`mem::forget`,
     /// `ptr::write`, `ptr::copy`, `mem::swap`) or frees memory without dropping it
     /// (`dealloc`), and nodes the crate never destroys by dropping them. Deferred
-    /// releases are not followed further: a node another pointer still reaches (a
-    /// queue's `tail`) handed to `defer_destroy` and used later by another thread, a
-    /// release handed to another thread by a state change (`swap(DISCONNECTED)`), and
-    /// uses after `defer_destroy` under the same guard (which keeps the memory) are not
-    /// reported.
+    /// releases are not followed further here: a node another pointer still reaches (a
+    /// queue's `tail`) handed to `defer_destroy` is `use_after_free`'s; a release
+    /// handed to another thread by a state change (`swap(DISCONNECTED)`) and uses after
+    /// `defer_destroy` under the same guard (which keeps the memory) are not reported.
     ///
     /// A type whose `Drop` releases only under a `bool` field (`if !self.weak { .. }`,
     /// see `leak`) is a second owner only when the literal sets the flag so that it

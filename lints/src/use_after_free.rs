@@ -27,6 +27,18 @@ crate::declare_lint! {
     /// temporary whose lifetime the compiler extends (`let p = &make() as *const _;`)
     /// lives to the end of its block and is not reported.
     ///
+    /// Also with the compiler front end, a node retired while another pointer of the
+    /// structure may still point to it: a method of a struct with two atomic pointers
+    /// to nodes of one type (a queue's `head` and `tail`) loads one, moves it to
+    /// another node (`compare_exchange`, `store`, `swap`) and hands a node of that type
+    /// to crossbeam-epoch's `defer_destroy`, without ever looking at the other pointer,
+    /// which another method of the type loads. When the node was the last one, the
+    /// other pointer still points to it, and the thread that loads it next follows a
+    /// pointer to freed memory. This is a warning: the structure's invariants may keep
+    /// the two pointers apart. A method that reads the other pointer in any way is
+    /// taken to have settled it, and destruction queued with `defer` (a closure) or
+    /// through an epoch scheme of the crate's own is not followed.
+    ///
     /// ### Why is this bad
     /// Released memory belongs to the allocator or the pool again. Reading it returns
     /// another tensor's data; writing it corrupts another tensor, usually one that a
@@ -50,13 +62,15 @@ crate::declare_lint! {
     /// unsafe { std::alloc::dealloc(features as *mut u8, layout) };
     /// ```
     pub USE_AFTER_FREE = "use_after_free", Deny, Correctness,
-    "tensor memory used after its release"
+    "tensor memory used after its release",
+    possible_is_warn = true
 }
 
 use tensor_lint_analyzer::dataflow::alloc_state::{PathAnswer, PathEnd, PathSearch, Step};
 use tensor_lint_analyzer::dataflow::PointsTo;
 use tensor_lint_analyzer::ir::{
-    BodyId, Callee, DanglingPointer, FnIr, Op, ReleaseKind, RootId, ValueId, ValueKind, ViewOp,
+    BodyId, Callee, DanglingPointer, FnIr, Op, ReleaseKind, RetiredReachable, RootId, ValueId,
+    ValueKind, ViewOp,
 };
 
 use crate::context::{LintContext, LintFinding};
@@ -90,6 +104,38 @@ fn check(cx: &LintContext<'_>, out: &mut Vec<LintFinding>) {
             diagnostic: dangling_diagnostic(d),
         });
     }
+    for r in &cx.ir.retired_reachable {
+        out.push(LintFinding {
+            lint: &USE_AFTER_FREE,
+            proven: false,
+            diagnostic: retired_diagnostic(r),
+        });
+    }
+}
+
+/// A node retired while another field of the structure may still point to it.
+fn retired_diagnostic(r: &RetiredReachable) -> Diagnostic {
+    let (node, moved, still) = (&r.node, &r.moved, &r.still);
+    Diagnostic::new(
+        Severity::Warning,
+        format!("this `{node}` is destroyed while `self.{still}` may still point to it"),
+        Label::new(
+            r.at,
+            format!("the `{node}` is freed once no thread is pinned; `self.{still}` is never looked at here"),
+        ),
+    )
+    .with_code(USE_AFTER_FREE.code())
+    .with_label(r.moved_at, format!("`self.{moved}` is moved off the node here"))
+    .with_label(
+        r.used_at,
+        format!("`{}` uses `self.{still}`, and may follow it to the freed node", r.used_in),
+    )
+    .with_note(format!(
+        "when the node is the last one, `self.{moved}` and `self.{still}` both point to it"
+    ))
+    .with_help(format!(
+        "before destroying the node, move `self.{still}` off it too: load it, and if it still points to the node, `compare_exchange` it to the next one"
+    ))
 }
 
 /// A pointer into a local or a temporary used after the variable's storage is gone, or

@@ -832,6 +832,25 @@ pub struct ReadOutOfNode {
     pub deferred: bool,
 }
 
+/// A node a method retires (hands to a deferred destruction) after moving one pointer
+/// field of the structure off it (`self.head`), while another field of the same type
+/// (`self.tail`), which another method loads and follows, may still point to it: the
+/// method never looks at that field (compiler front end).
+#[derive(Clone, Debug)]
+pub struct RetiredReachable {
+    /// The deferred destruction, and the node's type (`Node<T>`).
+    pub at: Span,
+    pub node: String,
+    /// The field moved off the node (`head`), and where.
+    pub moved: String,
+    pub moved_at: Span,
+    /// The field that may still point to the node (`tail`), the method that loads it
+    /// and where.
+    pub still: String,
+    pub used_in: String,
+    pub used_at: Span,
+}
+
 /// A pointer a foreign getter lends (`pa_stream_get_context(s)`: the stream keeps it)
 /// handed to a constructor of the crate that makes an owner of it (`Context::from_raw`,
 /// which sets the flag its `Drop` releases under): the owner releases what it never
