@@ -296,6 +296,15 @@ fn self_path(place: &mir::Place<'_>, by_ref: bool) -> Option<FieldPath> {
     (!path.is_empty()).then_some(path)
 }
 
+/// A reference to a pointer or a reference (`&self.ptr` of a `*mut T` or `&mut T`
+/// field).
+fn points_at_a_pointer(ty: ty::Ty<'_>) -> bool {
+    match ty.kind() {
+        ty::Ref(_, inner, _) => inner.is_raw_ptr() || inner.is_ref(),
+        _ => false,
+    }
+}
+
 /// What the locals of a method hold of the fields of `self`: a field's value (a pointer
 /// read from it, through copies, casts, `as_ptr` and an atomic's `load`), or a
 /// reference to a field (through a wrapper's `deref` and an atomic's `get_mut`).
@@ -325,6 +334,20 @@ impl FieldLocals {
                         continue;
                     }
                     match rvalue {
+                        // A borrow of a pointer field transmuted into a raw pointer
+                        // (`transmute(&self.ptr)`), as some bindings pass the field's
+                        // pointer to C: what is meant is the pointer the field holds.
+                        Rvalue::Cast(mir::CastKind::Transmute, op, to)
+                            if to.is_raw_ptr()
+                                && op.place().is_some_and(|p| {
+                                    points_at_a_pointer(mir.local_decls[p.local].ty)
+                                })
+                                && held.ref_of(op).is_some() =>
+                        {
+                            if let Some(path) = held.ref_of(op) {
+                                held.values.entry(dst.local).or_insert(path);
+                            }
+                        }
                         Rvalue::Use(op, _) | Rvalue::Cast(_, op, _) => {
                             if let Some(path) = held.value_of(op) {
                                 held.values.entry(dst.local).or_insert(path);

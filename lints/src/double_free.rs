@@ -66,7 +66,10 @@ crate::declare_lint! {
     /// constructor of the crate that builds a struct whose `Drop` releases the pointer
     /// unless a `bool` flag says it is borrowed, with the flag set to release
     /// (`Context { ptr, weak: false }`), makes the value release what it never held.
-    /// Only types with such a flag are read (their borrowing constructor is the fix);
+    /// The `Drop` may hand C the field's pointer itself or, as some bindings write it,
+    /// a borrow of a pointer or reference field transmuted into a raw pointer
+    /// (`transmute(&self.ptr)`). Only types with such a flag are read (their borrowing
+    /// constructor is the fix);
     /// getters that take more than the object (a callback, a key) may make what they
     /// return, and are not read.
     ///
@@ -134,8 +137,8 @@ crate::declare_lint! {
     /// A type whose `Drop` releases only under a `bool` field (`if !self.weak { .. }`,
     /// see `leak`) is a second owner only when the literal sets the flag so that it
     /// releases: `TensorRef { raw: owner.raw, weak: true }` is quiet, `weak: false`
-    /// is reported. Memory lent by a C getter (`*_get_*`) wrapped with the flag on is
-    /// not recognised.
+    /// is reported. Memory lent by a C getter wrapped with the flag on is reported as
+    /// above.
     ///
     /// Use instead: release once on each path.
     /// ```rust,ignore
