@@ -57,6 +57,8 @@ pub struct CrateIr {
     pub lent_owned: Vec<crate::ir::LentPointerOwned>,
     /// Nodes retired while another field may still reach them (compiler front end).
     pub retired_reachable: Vec<crate::ir::RetiredReachable>,
+    /// Slots counted before they are written (compiler front end).
+    pub counted_slots: Vec<crate::ir::CountedBeforeWritten>,
     pub cache_line_bytes: u32,
     /// Problems with the input (malformed annotations).
     pub errors: Vec<SourceError>,
@@ -306,6 +308,7 @@ pub fn analyze_functions(
         node_reads: Vec::new(),
         lent_owned: Vec::new(),
         retired_reachable: Vec::new(),
+        counted_slots: Vec::new(),
         cache_line_bytes: options.cache_line_bytes,
         errors: Vec::new(),
     }

@@ -100,6 +100,7 @@ fn run(tcx: TyCtxt<'_>, options: &Options, files: &Files) -> CrateFindings {
     ir.node_reads = crate::node_reads::reads_out_of_nodes(tcx, files);
     ir.lent_owned = crate::lent_pointers::lent_pointers_owned(tcx, files, &release_flags);
     ir.retired_reachable = crate::retired_nodes::retired_reachable(tcx, files);
+    ir.counted_slots = crate::counted_slots::counted_before_written(tcx, files);
     let lint_cx = LintContext {
         ir: &ir,
         sources: &files.sources,

@@ -36,6 +36,7 @@ mod allows;
 mod analyze;
 mod annotations;
 mod callbacks;
+mod counted_slots;
 mod dangling;
 mod files;
 mod lent_pointers;

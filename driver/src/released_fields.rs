@@ -266,7 +266,9 @@ fn same_release(tcx: TyCtxt<'_>, a: DefId, b: DefId) -> bool {
 }
 
 /// The functions `mir` calls.
-fn callees<'a, 'tcx>(mir: &'a mir::Body<'tcx>) -> impl Iterator<Item = DefId> + use<'a, 'tcx> {
+pub(crate) fn callees<'a, 'tcx>(
+    mir: &'a mir::Body<'tcx>,
+) -> impl Iterator<Item = DefId> + use<'a, 'tcx> {
     crate::structs::direct_calls(mir).map(|call| call.callee)
 }
 
@@ -609,7 +611,7 @@ fn left_as_it_was(
 }
 
 /// The fields of `*self` a `Drop` (or a helper taking `&mut self`) reads.
-fn fields_read(mir: &mir::Body<'_>) -> FxHashSet<usize> {
+pub(crate) fn fields_read(mir: &mir::Body<'_>) -> FxHashSet<usize> {
     struct Reads(FxHashSet<usize>);
     impl<'tcx> Visitor<'tcx> for Reads {
         fn visit_place(

@@ -118,6 +118,15 @@ crate::declare_lint! {
     /// way until the place is written again: unwinding drops its owner, and the
     /// placeholder's bytes with it.
     ///
+    /// A slot counted before it is written (compiler front end): a method taking
+    /// `&mut self` updates a field of the container that its `Drop` reads to drop
+    /// values in place (`self.ids.insert(id)`, `self.live[id] = true`, `self.len +=
+    /// 1`), and then stores with `ptr::write` the result of code the caller supplies (a
+    /// closure or a trait method on a type parameter: `ptr::write(slot, f())`,
+    /// `ptr::write(slot, value.clone())`). If that code panics, `Drop` drops the slot
+    /// never written. Not reported: a count updated in another function the method
+    /// calls, and a value computed before the count is updated.
+    ///
     /// A value read out of a node that still owns it (compiler front end):
     /// `ptr::read` of a field of a struct of the crate reached through a pointer or a
     /// reference (`ptr::read(&(*node).value)`, or a `ref` binding into the node), when
@@ -175,7 +184,8 @@ use tensor_lint_analyzer::dataflow::PointsTo;
 use std::collections::BTreeMap;
 
 use tensor_lint_analyzer::ir::{
-    Body, BlockId, BodyId, EscapeKind, FnIr, LentPointerOwned, Op, OwnerCopy, ReadOutOfNode,
+    Body, BlockId, BodyId, CountedBeforeWritten, EscapeKind, FnIr, LentPointerOwned, Op,
+    OwnerCopy, ReadOutOfNode,
     ReleaseKind, RootId,
     RootOrigin, TyClass, ValueId, ValueKind,
 };
@@ -299,6 +309,13 @@ fn check_all(cx: &LintContext<'_>, out: &mut Vec<LintFinding>) {
                 diagnostic: d,
             });
         }
+    }
+    for slot in &cx.ir.counted_slots {
+        out.push(LintFinding {
+            lint: &DOUBLE_FREE,
+            proven: true,
+            diagnostic: counted_slot_diagnostic(slot),
+        });
     }
     for read in &cx.ir.node_reads {
         out.push(LintFinding {
@@ -517,6 +534,25 @@ fn lent_pointer_owned_diagnostic(l: &LentPointerOwned) -> Diagnostic {
         "the pointer is released when the `{owner}` is dropped, and again by the owner it was lent by"
     ))
     .with_help(help)
+}
+
+/// A slot counted before it is written, with the caller's code in between.
+fn counted_slot_diagnostic(c: &CountedBeforeWritten) -> Diagnostic {
+    let (count, owner) = (&c.count, &c.owner);
+    Diagnostic::new(
+        Severity::Error,
+        format!("a panic here leaves `self.{count}` counting a slot that was never written"),
+        Label::new(c.at, "the caller's code runs here, and may panic"),
+    )
+    .with_code(DOUBLE_FREE.code())
+    .with_label(c.count_at, format!("the slot is counted in `self.{count}` here"))
+    .with_label(c.write_at, "the slot is written only here, after")
+    .with_note(format!(
+        "on unwinding, `Drop for {owner}` drops every slot `{count}` counts, this one uninitialised"
+    ))
+    .with_help(format!(
+        "compute the value first and count the slot once it is written (`let v = f(); ptr::write(slot, v);`, then update `self.{count}`)"
+    ))
 }
 
 fn read_out_of_node_diagnostic(r: &ReadOutOfNode) -> Diagnostic {

@@ -832,6 +832,21 @@ pub struct ReadOutOfNode {
     pub deferred: bool,
 }
 
+/// A slot a container's method counts as holding a value (`self.ids.insert(id)`)
+/// before it writes the value, which code the caller supplies computes (`ptr::write(
+/// slot, f())`): a panic there leaves the slot counted and unwritten, and the
+/// container's `Drop` drops it (compiler front end).
+#[derive(Clone, Debug)]
+pub struct CountedBeforeWritten {
+    /// The call of the caller's code, the count field and where it is updated, the
+    /// write, and the container's type.
+    pub at: Span,
+    pub count: String,
+    pub count_at: Span,
+    pub write_at: Span,
+    pub owner: String,
+}
+
 /// A node a method retires (hands to a deferred destruction) after moving one pointer
 /// field of the structure off it (`self.head`), while another field of the same type
 /// (`self.tail`), which another method loads and follows, may still point to it: the

@@ -1,0 +1,260 @@
+//! Slots counted before they are written: a method of a container marks a slot as
+//! holding a value (`self.ids.insert(id)`, `self.len += 1`) and only then computes the
+//! value with code its caller supplies (`ptr::write(slot, f())`, `ptr::write(slot,
+//! value.clone())`). If that code panics, the slot stays counted but unwritten, and the
+//! container's `Drop`, which drops every counted slot, drops uninitialised memory.
+//!
+//! Read from MIR: the count is a field of `self` that the type's own `Drop` (or a
+//! method of the type it calls) reads, and `Drop` drops values in place
+//! (`drop_in_place`); the count is updated in a block that dominates a call of code
+//! the caller supplies (a closure or trait method on a type parameter) whose result
+//! `ptr::write` stores.
+
+use rustc_data_structures::fx::FxHashSet;
+use rustc_hir::def_id::{DefId, LocalDefId};
+use rustc_middle::mir::{self, BasicBlock, Local, Operand, Rvalue, StatementKind, TerminatorKind};
+use rustc_middle::ty::{self, TyCtxt};
+
+use tensor_lint_analyzer::ir::CountedBeforeWritten;
+
+use crate::files::Files;
+use crate::released_fields::{callees, fields_read, self_field};
+
+/// The slots of the crate counted before they are written.
+pub(crate) fn counted_before_written(tcx: TyCtxt<'_>, files: &Files) -> Vec<CountedBeforeWritten> {
+    let mut out = Vec::new();
+    let mut counts_of: rustc_data_structures::fx::FxHashMap<DefId, Option<FxHashSet<usize>>> =
+        Default::default();
+    for body in crate::structs::crate_bodies(tcx) {
+        let Some(adt) = struct_of_mut_method(tcx, body) else {
+            continue;
+        };
+        let Some(counts) = counts_of
+            .entry(adt)
+            .or_insert_with(|| drop_counts(tcx, adt))
+            .clone()
+        else {
+            continue;
+        };
+        found_in(tcx, files, body, adt, &counts, &mut out);
+    }
+    out
+}
+
+/// The struct of the crate a method taking `&mut self` is of.
+fn struct_of_mut_method(tcx: TyCtxt<'_>, method: LocalDefId) -> Option<DefId> {
+    if tcx.def_kind(method) != rustc_hir::def::DefKind::AssocFn
+        || !tcx.associated_item(method.to_def_id()).is_method()
+    {
+        return None;
+    }
+    let sig = tcx.fn_sig(method).instantiate_identity().skip_binder();
+    if !matches!(
+        sig.inputs().first()?.kind(),
+        ty::Ref(_, _, ty::Mutability::Mut)
+    ) {
+        return None;
+    }
+    let imp = tcx.impl_of_assoc(method.to_def_id())?;
+    match tcx
+        .type_of(imp)
+        .instantiate_identity()
+        .skip_norm_wip()
+        .kind()
+    {
+        ty::Adt(adt, _) if adt.is_struct() && adt.did().is_local() => Some(adt.did()),
+        _ => None,
+    }
+}
+
+/// The fields of struct `adt` its `Drop` reads to drop values in place: `None` when
+/// its `Drop` (with the methods of the type it calls) drops nothing in place.
+fn drop_counts(tcx: TyCtxt<'_>, adt: DefId) -> Option<FxHashSet<usize>> {
+    let destructor = tcx.adt_destructor(adt)?;
+    let drop_fn = destructor.did.as_local()?;
+    if !tcx.is_mir_available(drop_fn.to_def_id()) {
+        return None;
+    }
+    let drop_mir = tcx.optimized_mir(drop_fn.to_def_id());
+    let mut bodies = vec![drop_mir];
+    for helper in callees(drop_mir) {
+        let of_type = tcx
+            .opt_parent(helper)
+            .is_some_and(|imp| tcx.inherent_impls(adt).contains(&imp));
+        if helper.is_local() && of_type && tcx.is_mir_available(helper) {
+            bodies.push(tcx.optimized_mir(helper));
+        }
+    }
+    let drops_in_place = bodies.iter().any(|mir| {
+        callees(mir).any(|c| {
+            tcx.crate_name(c.krate).as_str() == "core"
+                && tcx.item_name(c).as_str() == "drop_in_place"
+        })
+    });
+    if !drops_in_place {
+        return None;
+    }
+    Some(bodies.iter().flat_map(|mir| fields_read(mir)).collect())
+}
+
+/// The counted-before-written slots of method `body` of struct `adt`.
+fn found_in(
+    tcx: TyCtxt<'_>,
+    files: &Files,
+    body: LocalDefId,
+    adt: DefId,
+    counts: &FxHashSet<usize>,
+    out: &mut Vec<CountedBeforeWritten>,
+) {
+    let mir = tcx.optimized_mir(body.to_def_id());
+    // Where the method updates a count: an assignment to the field, or a call given a
+    // unique borrow of it (`self.ids.insert(id)`).
+    let mut updates: Vec<(BasicBlock, usize, rustc_span::Span)> = Vec::new();
+    for (bb, data) in mir.basic_blocks.iter_enumerated() {
+        if data.is_cleanup {
+            continue;
+        }
+        for stmt in &data.statements {
+            if let StatementKind::Assign(assign) = &stmt.kind {
+                if let Some(f) = self_field(&assign.0, true).filter(|f| counts.contains(f)) {
+                    updates.push((bb, f, stmt.source_info.span));
+                }
+            }
+        }
+        if let TerminatorKind::Call { args, fn_span, .. } = &data.terminator().kind {
+            let first = args
+                .first()
+                .and_then(|a| a.node.place())
+                .and_then(|p| p.as_local());
+            if let Some(f) = first
+                .and_then(|l| unique_borrow_of(mir, l))
+                .and_then(|p| self_field(&p, true))
+                .filter(|f| counts.contains(f))
+            {
+                updates.push((bb, f, *fn_span));
+            }
+        }
+    }
+    if updates.is_empty() {
+        return;
+    }
+    let dominators = mir.basic_blocks.dominators();
+    for (bb, data) in mir.basic_blocks.iter_enumerated() {
+        if data.is_cleanup {
+            continue;
+        }
+        let TerminatorKind::Call {
+            func,
+            destination,
+            target: Some(next),
+            fn_span,
+            ..
+        } = &data.terminator().kind
+        else {
+            continue;
+        };
+        if !callers_code(tcx, func) || !destination.projection.is_empty() {
+            continue;
+        }
+        // The count was updated before, on every path here.
+        let Some(&(_, field, count_at)) = updates
+            .iter()
+            .find(|(u, _, _)| *u != bb && dominators.dominates(*u, bb))
+        else {
+            continue;
+        };
+        // The result is what `ptr::write` stores next.
+        let Some(write_at) = written_by_next(tcx, mir, *next, destination.local) else {
+            continue;
+        };
+        let (Some(at), Some(count_at), Some(write_at)) = (
+            files.span(*fn_span),
+            files.span(count_at),
+            files.span(write_at),
+        ) else {
+            continue;
+        };
+        let fields = &tcx.adt_def(adt).non_enum_variant().fields;
+        out.push(CountedBeforeWritten {
+            at,
+            count: fields
+                .iter()
+                .nth(field)
+                .map(|f| f.name.to_string())
+                .unwrap_or_default(),
+            count_at,
+            write_at,
+            owner: tcx.item_name(adt).to_string(),
+        });
+    }
+}
+
+/// The place a local is a unique borrow of, from its one assignment (`_5 = &mut
+/// (*_1).ids`).
+fn unique_borrow_of<'tcx>(mir: &mir::Body<'tcx>, local: Local) -> Option<mir::Place<'tcx>> {
+    mir.basic_blocks
+        .iter()
+        .flat_map(|b| &b.statements)
+        .find_map(|stmt| match &stmt.kind {
+            StatementKind::Assign(assign) if assign.0.as_local() == Some(local) => {
+                match &assign.1 {
+                    Rvalue::Ref(_, mir::BorrowKind::Mut { .. }, place) => Some(*place),
+                    _ => None,
+                }
+            }
+            _ => None,
+        })
+}
+
+/// Whether a call runs code the caller supplies: a trait's method on a type parameter
+/// (`<F as FnOnce<()>>::call_once`, `<T as Clone>::clone`).
+fn callers_code<'tcx>(tcx: TyCtxt<'tcx>, func: &Operand<'tcx>) -> bool {
+    let Some((callee, generics)) = func.const_fn_def() else {
+        return false;
+    };
+    if tcx.trait_of_assoc(callee).is_none() {
+        return false;
+    }
+    generics.types().next().is_some_and(|t| {
+        let t = t.builtin_deref(true).unwrap_or(t);
+        matches!(t.kind(), ty::Param(_))
+    })
+}
+
+/// The span of the `ptr::write` in block `bb` (or the block it falls through to) that
+/// stores `value`.
+fn written_by_next<'tcx>(
+    tcx: TyCtxt<'tcx>,
+    mir: &mir::Body<'tcx>,
+    bb: BasicBlock,
+    value: Local,
+) -> Option<rustc_span::Span> {
+    let mut bb = bb;
+    for _ in 0..4 {
+        let data = &mir.basic_blocks[bb];
+        match &data.terminator().kind {
+            TerminatorKind::Call {
+                func,
+                args,
+                fn_span,
+                target,
+                ..
+            } => {
+                let (callee, _) = func.const_fn_def()?;
+                let is_write = tcx.crate_name(callee.krate).as_str() == "core"
+                    && matches!(tcx.item_name(callee).as_str(), "write" | "write_unaligned");
+                let stores = args
+                    .get(1)
+                    .and_then(|a| a.node.place())
+                    .is_some_and(|p| p.as_local() == Some(value));
+                if is_write && stores {
+                    return Some(*fn_span);
+                }
+                bb = (*target)?;
+            }
+            TerminatorKind::Goto { target, .. } => bb = *target,
+            _ => return None,
+        }
+    }
+    None
+}
