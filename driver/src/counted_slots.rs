@@ -4,6 +4,11 @@
 //! value.clone())`). If that code panics, the slot stays counted but unwritten, and the
 //! container's `Drop`, which drops every counted slot, drops uninitialised memory.
 //!
+//! The converse too: a method drops counted values in place (`drop_in_place`, or a
+//! method of the type that does) and only then updates the count (`self.size =
+//! len`); a panic in one of the values' `Drop` leaves the count covering values
+//! already dropped, and the container's `Drop` drops them again.
+//!
 //! Read from MIR: the count is a field of `self` that the type's own `Drop` (or a
 //! method of the type it calls) reads, and `Drop` drops values in place
 //! (`drop_in_place`); the count is updated in a block that dominates a call of code
@@ -13,7 +18,7 @@
 use rustc_data_structures::fx::FxHashSet;
 use rustc_hir::def_id::{DefId, LocalDefId};
 use rustc_middle::mir::{self, BasicBlock, Local, Operand, Rvalue, StatementKind, TerminatorKind};
-use rustc_middle::ty::{self, TyCtxt};
+use rustc_middle::ty::{self, TyCtxt, TypeVisitableExt};
 
 use tensor_lint_analyzer::ir::CountedBeforeWritten;
 
@@ -29,6 +34,13 @@ pub(crate) fn counted_before_written(tcx: TyCtxt<'_>, files: &Files) -> Vec<Coun
         let Some(adt) = struct_of_mut_method(tcx, body) else {
             continue;
         };
+        // A panic inside the type's own `Drop` does not run it again.
+        if tcx
+            .adt_destructor(adt)
+            .is_some_and(|d| d.did == body.to_def_id())
+        {
+            continue;
+        }
         let Some(counts) = counts_of
             .entry(adt)
             .or_insert_with(|| drop_counts(tcx, adt))
@@ -75,23 +87,22 @@ fn drop_counts(tcx: TyCtxt<'_>, adt: DefId) -> Option<FxHashSet<usize>> {
     if !tcx.is_mir_available(drop_fn.to_def_id()) {
         return None;
     }
-    let drop_mir = tcx.optimized_mir(drop_fn.to_def_id());
-    let mut bodies = vec![drop_mir];
-    for helper in callees(drop_mir) {
-        let of_type = tcx
-            .opt_parent(helper)
-            .is_some_and(|imp| tcx.inherent_impls(adt).contains(&imp));
-        if helper.is_local() && of_type && tcx.is_mir_available(helper) {
-            bodies.push(tcx.optimized_mir(helper));
+    // `Drop` and the methods of the type it calls, and those they call.
+    let mut bodies: Vec<&mir::Body<'_>> = vec![tcx.optimized_mir(drop_fn.to_def_id())];
+    let mut seen: FxHashSet<DefId> = FxHashSet::default();
+    let mut k = 0;
+    while k < bodies.len() && bodies.len() < 16 {
+        for helper in callees(bodies[k]).collect::<Vec<_>>() {
+            let of_type = tcx
+                .opt_parent(helper)
+                .is_some_and(|imp| tcx.inherent_impls(adt).contains(&imp));
+            if helper.is_local() && of_type && tcx.is_mir_available(helper) && seen.insert(helper) {
+                bodies.push(tcx.optimized_mir(helper));
+            }
         }
+        k += 1;
     }
-    let drops_in_place = bodies.iter().any(|mir| {
-        callees(mir).any(|c| {
-            tcx.crate_name(c.krate).as_str() == "core"
-                && tcx.item_name(c).as_str() == "drop_in_place"
-        })
-    });
-    if !drops_in_place {
+    if !bodies.iter().any(|mir| drops_in_place(tcx, mir)) {
         return None;
     }
     Some(bodies.iter().flat_map(|mir| fields_read(mir)).collect())
@@ -139,6 +150,7 @@ fn found_in(
         return;
     }
     let dominators = mir.basic_blocks.dominators();
+    dropped_before_uncounted(tcx, files, mir, adt, &updates, out);
     for (bb, data) in mir.basic_blocks.iter_enumerated() {
         if data.is_cleanup {
             continue;
@@ -185,8 +197,140 @@ fn found_in(
             count_at,
             write_at,
             owner: tcx.item_name(adt).to_string(),
+            dropped: false,
         });
     }
+}
+
+/// Values dropped in place while the count still covers them: a block that drops
+/// values of a type parameter in place through a method of the type,
+/// from which an assignment of a count is reached, with no update of that count on
+/// every path before it.
+fn dropped_before_uncounted<'tcx>(
+    tcx: TyCtxt<'tcx>,
+    files: &Files,
+    mir: &mir::Body<'tcx>,
+    adt: DefId,
+    updates: &[(BasicBlock, usize, rustc_span::Span)],
+    out: &mut Vec<CountedBeforeWritten>,
+) {
+    let dominators = mir.basic_blocks.dominators();
+    for (bb, data) in mir.basic_blocks.iter_enumerated() {
+        if data.is_cleanup {
+            continue;
+        }
+        let Some((span, next)) = drops_values_here(tcx, mir, adt, data) else {
+            continue;
+        };
+        let after = reachable_from(mir, next);
+        let Some(&(_, field, count_at)) = updates.iter().find(|(u, f, _)| {
+            after.contains(u)
+                && !updates
+                    .iter()
+                    .any(|(v, g, _)| g == f && *v != bb && dominators.dominates(*v, bb))
+        }) else {
+            continue;
+        };
+        let (Some(at), Some(count_at)) = (files.span(span), files.span(count_at)) else {
+            continue;
+        };
+        let fields = &tcx.adt_def(adt).non_enum_variant().fields;
+        out.push(CountedBeforeWritten {
+            at,
+            count: fields
+                .iter()
+                .nth(field)
+                .map(|f| f.name.to_string())
+                .unwrap_or_default(),
+            count_at,
+            write_at: at,
+            owner: tcx.item_name(adt).to_string(),
+            dropped: true,
+        });
+    }
+}
+
+/// Where block `data` drops values of a type parameter in place, and the block that
+/// follows: a call of a method of struct `adt` that does (`self.drop_range(r)`).
+fn drops_values_here<'tcx>(
+    tcx: TyCtxt<'tcx>,
+    mir: &mir::Body<'tcx>,
+    adt: DefId,
+    data: &mir::BasicBlockData<'tcx>,
+) -> Option<(rustc_span::Span, BasicBlock)> {
+    let TerminatorKind::Call {
+        func,
+        target: Some(next),
+        fn_span,
+        ..
+    } = &data.terminator().kind
+    else {
+        return None;
+    };
+    // A `drop_in_place` the method makes itself is the unwinding pass's (a panic there
+    // drops values already dropped); here, the drops a method of the type makes.
+    let (callee, _) = func.const_fn_def()?;
+    let of_type = tcx
+        .opt_parent(callee)
+        .is_some_and(|imp| tcx.inherent_impls(adt).contains(&imp));
+    if !(callee.is_local() && of_type && tcx.is_mir_available(callee)) {
+        return None;
+    }
+    let _ = mir;
+    drops_in_place(tcx, tcx.optimized_mir(callee)).then_some((*fn_span, *next))
+}
+
+/// `drop_in_place` of values whose type has a type parameter in it.
+fn generic_drop_in_place<'tcx>(
+    tcx: TyCtxt<'tcx>,
+    callee: DefId,
+    generics: ty::GenericArgsRef<'tcx>,
+) -> bool {
+    tcx.crate_name(callee.krate).as_str() == "core"
+        && tcx.item_name(callee).as_str() == "drop_in_place"
+        && generics.types().next().is_some_and(|t| t.has_param())
+}
+
+/// Whether a body drops values of a type parameter in place: itself, or by dropping a
+/// local whose type's own `Drop` does (a guard that drops a slice when it goes).
+fn drops_in_place<'tcx>(tcx: TyCtxt<'tcx>, mir: &mir::Body<'tcx>) -> bool {
+    mir.basic_blocks
+        .iter()
+        .any(|data| match &data.terminator().kind {
+            TerminatorKind::Call { func, .. } => func
+                .const_fn_def()
+                .is_some_and(|(c, g)| generic_drop_in_place(tcx, c, g)),
+            TerminatorKind::Drop { place, .. } if !data.is_cleanup => {
+                let ty = place.ty(mir, tcx).ty;
+                let ty::Adt(def, _) = ty.kind() else {
+                    return false;
+                };
+                let Some(destructor) = tcx.adt_destructor(def.did()) else {
+                    return false;
+                };
+                destructor.did.is_local()
+                    && tcx.is_mir_available(destructor.did)
+                    && callees_generic_drop(tcx, tcx.optimized_mir(destructor.did))
+            }
+            _ => false,
+        })
+}
+
+fn callees_generic_drop<'tcx>(tcx: TyCtxt<'tcx>, mir: &mir::Body<'tcx>) -> bool {
+    crate::structs::direct_calls(mir).any(|c| generic_drop_in_place(tcx, c.callee, c.generics))
+}
+
+/// The blocks reachable from `start` on paths that do not unwind.
+fn reachable_from(mir: &mir::Body<'_>, start: BasicBlock) -> FxHashSet<BasicBlock> {
+    let mut seen: FxHashSet<BasicBlock> = FxHashSet::default();
+    let mut work = vec![start];
+    while let Some(bb) = work.pop() {
+        if !seen.insert(bb) || mir.basic_blocks[bb].is_cleanup {
+            continue;
+        }
+        work.extend(mir.basic_blocks[bb].terminator().successors());
+    }
+    seen
 }
 
 /// The place a local is a unique borrow of, from its one assignment (`_5 = &mut

@@ -125,7 +125,12 @@ crate::declare_lint! {
     /// closure or a trait method on a type parameter: `ptr::write(slot, f())`,
     /// `ptr::write(slot, value.clone())`). If that code panics, `Drop` drops the slot
     /// never written. Not reported: a count updated in another function the method
-    /// calls, and a value computed before the count is updated.
+    /// calls, and a value computed before the count is updated. The converse as well:
+    /// a method that drops counted values through a method of the type (`self.
+    /// drop_range(len..self.size)`) and updates the count only after (`self.size =
+    /// len`): a panic in one value's `Drop` leaves the count covering values already
+    /// dropped, and the container's `Drop` drops them again. Not reported inside the
+    /// type's own `Drop`, which a panic does not run again.
     ///
     /// A value read out of a node that still owns it (compiler front end):
     /// `ptr::read` of a field of a struct of the crate reached through a pointer or a
@@ -539,6 +544,19 @@ fn lent_pointer_owned_diagnostic(l: &LentPointerOwned) -> Diagnostic {
 /// A slot counted before it is written, with the caller's code in between.
 fn counted_slot_diagnostic(c: &CountedBeforeWritten) -> Diagnostic {
     let (count, owner) = (&c.count, &c.owner);
+    if c.dropped {
+        return Diagnostic::new(
+            Severity::Error,
+            format!("a panic here leaves `self.{count}` counting values already dropped"),
+            Label::new(c.at, "values are dropped here while still counted; a `Drop` of theirs may panic"),
+        )
+        .with_code(DOUBLE_FREE.code())
+        .with_label(c.count_at, format!("`self.{count}` stops counting them only here, after"))
+        .with_note(format!(
+            "on unwinding, `Drop for {owner}` drops every value `{count}` counts, these again"
+        ))
+        .with_help(format!("update `self.{count}` first, then drop the values it no longer counts"));
+    }
     Diagnostic::new(
         Severity::Error,
         format!("a panic here leaves `self.{count}` counting a slot that was never written"),

@@ -845,6 +845,9 @@ pub struct CountedBeforeWritten {
     pub count_at: Span,
     pub write_at: Span,
     pub owner: String,
+    /// The converse: `at` drops values in place while `count` still covers them, and
+    /// the count is updated only at `count_at`, after.
+    pub dropped: bool,
 }
 
 /// A node a method retires (hands to a deferred destruction) after moving one pointer
