@@ -438,9 +438,9 @@ fn levels(n: usize, edges: &[Vec<usize>], comps: &[Vec<usize>]) -> Vec<Vec<usize
     levels
 }
 
-/// Analyzes one source text as a crate, for the tests of every module.
+/// One source text parsed as a crate named `t`, for the tests of every module.
 #[cfg(test)]
-pub(crate) fn analyze_text(text: &str) -> (CrateIr, SourceMap) {
+pub(crate) fn crate_of_text(text: &str) -> (CrateSources, SourceMap) {
     let mut sources = SourceMap::new();
     let file = sources.add("t.rs".into(), "t.rs".into(), text.into());
     let ast = crate::syntax::parse_file(file, text).expect("test source parses");
@@ -452,6 +452,13 @@ pub(crate) fn analyze_text(text: &str) -> (CrateIr, SourceMap) {
             ast,
         }],
     };
+    (krate, sources)
+}
+
+/// Analyzes one source text as a crate, for the tests of every module.
+#[cfg(test)]
+pub(crate) fn analyze_text(text: &str) -> (CrateIr, SourceMap) {
+    let (krate, sources) = crate_of_text(text);
     let ir = analyze_crate(&krate, &sources, &AnalysisOptions::default());
     (ir, sources)
 }
@@ -530,17 +537,7 @@ mod tests {
         let text = "fn top(v: &mut [f32]) { mid(v) }
                     fn mid(v: &mut [f32]) { leaf(v) }
                     fn leaf(v: &mut [f32]) { v[0] = 1.0; }";
-        let mut sources = SourceMap::new();
-        let file = sources.add("t.rs".into(), "t.rs".into(), text.into());
-        let ast = crate::syntax::parse_file(file, text).expect("test source parses");
-        let krate = CrateSources {
-            name: "t".into(),
-            files: vec![crate::syntax::ParsedFile {
-                file,
-                module_path: Vec::new(),
-                ast,
-            }],
-        };
+        let (krate, _) = crate_of_text(text);
         let (index, asts) = ItemIndex::build(&krate);
         let options = AnalysisOptions::default();
         let inner = HereLowerer {

@@ -31,7 +31,7 @@ pub(crate) fn counted_before_written(tcx: TyCtxt<'_>, files: &Files) -> Vec<Coun
     let mut counts_of: rustc_data_structures::fx::FxHashMap<DefId, Option<FxHashSet<usize>>> =
         Default::default();
     for body in crate::structs::crate_bodies(tcx) {
-        let Some(adt) = struct_of_mut_method(tcx, body) else {
+        let Some((adt, true)) = crate::structs::struct_of_method(tcx, body) else {
             continue;
         };
         // A panic inside the type's own `Drop` does not run it again.
@@ -51,32 +51,6 @@ pub(crate) fn counted_before_written(tcx: TyCtxt<'_>, files: &Files) -> Vec<Coun
         found_in(tcx, files, body, adt, &counts, &mut out);
     }
     out
-}
-
-/// The struct of the crate a method taking `&mut self` is of.
-fn struct_of_mut_method(tcx: TyCtxt<'_>, method: LocalDefId) -> Option<DefId> {
-    if tcx.def_kind(method) != rustc_hir::def::DefKind::AssocFn
-        || !tcx.associated_item(method.to_def_id()).is_method()
-    {
-        return None;
-    }
-    let sig = tcx.fn_sig(method).instantiate_identity().skip_binder();
-    if !matches!(
-        sig.inputs().first()?.kind(),
-        ty::Ref(_, _, ty::Mutability::Mut)
-    ) {
-        return None;
-    }
-    let imp = tcx.impl_of_assoc(method.to_def_id())?;
-    match tcx
-        .type_of(imp)
-        .instantiate_identity()
-        .skip_norm_wip()
-        .kind()
-    {
-        ty::Adt(adt, _) if adt.is_struct() && adt.did().is_local() => Some(adt.did()),
-        _ => None,
-    }
 }
 
 /// The fields of struct `adt` its `Drop` reads to drop values in place: `None` when
@@ -179,27 +153,41 @@ fn found_in(
         let Some(write_at) = written_by_next(tcx, mir, *next, destination.local) else {
             continue;
         };
-        let (Some(at), Some(count_at), Some(write_at)) = (
-            files.span(*fn_span),
-            files.span(count_at),
-            files.span(write_at),
-        ) else {
-            continue;
-        };
-        let fields = &tcx.adt_def(adt).non_enum_variant().fields;
-        out.push(CountedBeforeWritten {
-            at,
-            count: fields
-                .iter()
-                .nth(field)
-                .map(|f| f.name.to_string())
-                .unwrap_or_default(),
-            count_at,
-            write_at,
-            owner: tcx.item_name(adt).to_string(),
-            dropped: false,
-        });
+        out.extend(finding(
+            tcx,
+            files,
+            adt,
+            field,
+            (*fn_span, count_at, write_at),
+            false,
+        ));
     }
+}
+
+/// A finding on count field `field` of struct `adt`, at the spans `(at, count_at,
+/// write_at)` of the compiler.
+fn finding(
+    tcx: TyCtxt<'_>,
+    files: &Files,
+    adt: DefId,
+    field: usize,
+    (at, count_at, write_at): (rustc_span::Span, rustc_span::Span, rustc_span::Span),
+    dropped: bool,
+) -> Option<CountedBeforeWritten> {
+    let count = tcx
+        .adt_def(adt)
+        .non_enum_variant()
+        .fields
+        .iter()
+        .nth(field)?;
+    Some(CountedBeforeWritten {
+        at: files.span(at)?,
+        count: count.name.to_string(),
+        count_at: files.span(count_at)?,
+        write_at: files.span(write_at)?,
+        owner: tcx.item_name(adt).to_string(),
+        dropped,
+    })
 }
 
 /// Values dropped in place while the count still covers them: a block that drops
@@ -231,22 +219,14 @@ fn dropped_before_uncounted<'tcx>(
         }) else {
             continue;
         };
-        let (Some(at), Some(count_at)) = (files.span(span), files.span(count_at)) else {
-            continue;
-        };
-        let fields = &tcx.adt_def(adt).non_enum_variant().fields;
-        out.push(CountedBeforeWritten {
-            at,
-            count: fields
-                .iter()
-                .nth(field)
-                .map(|f| f.name.to_string())
-                .unwrap_or_default(),
-            count_at,
-            write_at: at,
-            owner: tcx.item_name(adt).to_string(),
-            dropped: true,
-        });
+        out.extend(finding(
+            tcx,
+            files,
+            adt,
+            field,
+            (span, count_at, span),
+            true,
+        ));
     }
 }
 

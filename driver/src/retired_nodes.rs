@@ -48,7 +48,7 @@ pub(crate) fn retired_reachable(tcx: TyCtxt<'_>, files: &Files) -> Vec<RetiredRe
         let Some(method) = tcx.typeck_root_def_id(body.to_def_id()).as_local() else {
             continue;
         };
-        let Some(adt) = struct_of_method(tcx, method) else {
+        let Some((adt, _)) = crate::structs::struct_of_method(tcx, method) else {
             continue;
         };
         if !uses.contains_key(&method) {
@@ -119,25 +119,6 @@ pub(crate) fn retired_reachable(tcx: TyCtxt<'_>, files: &Files) -> Vec<RetiredRe
         }
     }
     out
-}
-
-/// The struct of the crate a method (taking `self` by reference) is of.
-fn struct_of_method(tcx: TyCtxt<'_>, method: LocalDefId) -> Option<DefId> {
-    if tcx.def_kind(method) != rustc_hir::def::DefKind::AssocFn
-        || !tcx.associated_item(method.to_def_id()).is_method()
-    {
-        return None;
-    }
-    let imp = tcx.impl_of_assoc(method.to_def_id())?;
-    match tcx
-        .type_of(imp)
-        .instantiate_identity()
-        .skip_norm_wip()
-        .kind()
-    {
-        ty::Adt(adt, _) if adt.is_struct() && adt.did().is_local() => Some(adt.did()),
-        _ => None,
-    }
 }
 
 /// Whether a use of path `used` reads something of path `field`: the field itself,

@@ -201,6 +201,36 @@ pub(crate) struct DirectCall<'a, 'tcx> {
     pub span: rustc_span::Span,
 }
 
+/// The struct of the crate a method is of, with whether it takes `&mut self`.
+pub(crate) fn struct_of_method(
+    tcx: TyCtxt<'_>,
+    method: rustc_hir::def_id::LocalDefId,
+) -> Option<(DefId, bool)> {
+    if tcx.def_kind(method) != rustc_hir::def::DefKind::AssocFn
+        || !tcx.associated_item(method.to_def_id()).is_method()
+    {
+        return None;
+    }
+    let imp = tcx.impl_of_assoc(method.to_def_id())?;
+    let ty::Adt(adt, _) = tcx
+        .type_of(imp)
+        .instantiate_identity()
+        .skip_norm_wip()
+        .kind()
+    else {
+        return None;
+    };
+    if !adt.is_struct() || !adt.did().is_local() {
+        return None;
+    }
+    let sig = tcx.fn_sig(method).instantiate_identity().skip_binder();
+    let by_mut_ref = matches!(
+        sig.inputs().first().map(|t| t.kind()),
+        Some(ty::Ref(_, _, ty::Mutability::Mut))
+    );
+    Some((adt.did(), by_mut_ref))
+}
+
 /// The bodies of the crate's functions, methods and closures that have MIR.
 pub(crate) fn crate_bodies(tcx: TyCtxt<'_>) -> Vec<rustc_hir::def_id::LocalDefId> {
     tcx.hir_body_owners()
