@@ -213,21 +213,12 @@ pub fn analyze_functions(
                 if lowerer.failed() {
                     break;
                 }
-                let ir = lowerer.lower(&[f], &summaries).pop().flatten();
-                clock.lowered(&[f]);
-                clock.summarise(f, ir.as_ref(), annotated, &summaries);
-                fns[f] = ir;
+                lower_batch(&[f], &mut fns, lowerer, &mut clock, annotated, &summaries);
             }
         }
         None => {
             let all: Vec<usize> = (0..n).collect();
-            for (f, ir) in all.iter().zip(lowerer.lower(&all, &summaries)) {
-                fns[*f] = ir;
-            }
-            clock.lowered(&all);
-            for (f, ir) in fns.iter().enumerate() {
-                clock.summarise(f, ir.as_ref(), annotated, &summaries);
-            }
+            lower_batch(&all, &mut fns, lowerer, &mut clock, annotated, &summaries);
         }
     }
 
@@ -276,12 +267,8 @@ pub fn analyze_functions(
                 break;
             }
             first = false;
-            for (f, ir) in batch.iter().zip(lowerer.lower(&batch, &summaries)) {
-                fns[*f] = ir;
-            }
-            clock.lowered(&batch);
-            for &f in &batch {
-                let changed = clock.summarise(f, fns[f].as_ref(), annotated, &summaries);
+            let changed = lower_batch(&batch, &mut fns, lowerer, &mut clock, annotated, &summaries);
+            for (&f, changed) in batch.iter().zip(changed) {
                 if let Some(run) = runs.iter_mut().find(|run| run.current() == Some(f)) {
                     run.advance(changed);
                 }
@@ -312,6 +299,26 @@ pub fn analyze_functions(
         cache_line_bytes: options.cache_line_bytes,
         errors: Vec::new(),
     }
+}
+
+/// Lowers `batch` with the summaries known now, records the results in `fns` and
+/// their summaries; for each function, whether what its callers see changed.
+fn lower_batch(
+    batch: &[usize],
+    fns: &mut [Option<FnIr>],
+    lowerer: &mut dyn LowerFns,
+    clock: &mut Clock,
+    annotated: &[Option<FnSummary>],
+    summaries: &SharedSummaries,
+) -> Vec<bool> {
+    for (&f, ir) in batch.iter().zip(lowerer.lower(batch, summaries)) {
+        fns[f] = ir;
+    }
+    clock.lowered(batch);
+    batch
+        .iter()
+        .map(|&f| clock.summarise(f, fns[f].as_ref(), annotated, summaries))
+        .collect()
 }
 
 /// When each function was last lowered and when the summary its callers see (its

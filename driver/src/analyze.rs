@@ -177,29 +177,14 @@ impl LowerFns for MirLowerer<'_, '_> {
 fn call_graph(tcx: TyCtxt<'_>, n: usize, fn_ids: &FxHashMap<LocalDefId, FnId>) -> Vec<Vec<usize>> {
     let mut edges: Vec<Vec<usize>> = vec![Vec::new(); n];
     let local_impls = tcx.all_local_trait_impls(());
-    for owner in tcx.hir_body_owners() {
-        if !matches!(
-            tcx.def_kind(owner),
-            DefKind::Fn | DefKind::AssocFn | DefKind::Closure
-        ) {
-            continue;
-        }
+    for owner in crate::structs::crate_bodies(tcx) {
         let root = tcx.typeck_root_def_id(owner.to_def_id());
         let Some(&FnId(caller)) = root.as_local().and_then(|r| fn_ids.get(&r)) else {
             continue;
         };
-        if !tcx.is_mir_available(owner.to_def_id()) {
-            continue;
-        }
         let mir = tcx.optimized_mir(owner.to_def_id());
-        for block in mir.basic_blocks.iter() {
-            let rustc_middle::mir::TerminatorKind::Call { func, .. } = &block.terminator().kind
-            else {
-                continue;
-            };
-            let Some((def, _)) = func.const_fn_def() else {
-                continue;
-            };
+        for call in crate::structs::direct_calls(mir) {
+            let def = call.callee;
             // A trait's method: every impl of the crate that has its own (the order
             // needs no resolution; a call to an impl it does not run costs nothing).
             let callees: Vec<rustc_hir::def_id::DefId> = match tcx.trait_of_assoc(def) {

@@ -15,7 +15,7 @@
 //! the caller supplies (a closure or trait method on a type parameter) whose result
 //! `ptr::write` stores.
 
-use rustc_data_structures::fx::FxHashSet;
+use rustc_data_structures::fx::{FxHashMap, FxHashSet};
 use rustc_hir::def_id::{DefId, LocalDefId};
 use rustc_middle::mir::{self, BasicBlock, Local, Operand, Rvalue, StatementKind, TerminatorKind};
 use rustc_middle::ty::{self, TyCtxt, TypeVisitableExt};
@@ -28,8 +28,7 @@ use crate::released_fields::{callees, fields_read, self_field};
 /// The slots of the crate counted before they are written.
 pub(crate) fn counted_before_written(tcx: TyCtxt<'_>, files: &Files) -> Vec<CountedBeforeWritten> {
     let mut out = Vec::new();
-    let mut counts_of: rustc_data_structures::fx::FxHashMap<DefId, Option<FxHashSet<usize>>> =
-        Default::default();
+    let mut counts_of: FxHashMap<DefId, Option<FxHashSet<usize>>> = FxHashMap::default();
     for body in crate::structs::crate_bodies(tcx) {
         let Some((adt, true)) = crate::structs::struct_of_method(tcx, body) else {
             continue;
@@ -44,11 +43,10 @@ pub(crate) fn counted_before_written(tcx: TyCtxt<'_>, files: &Files) -> Vec<Coun
         let Some(counts) = counts_of
             .entry(adt)
             .or_insert_with(|| drop_counts(tcx, adt))
-            .clone()
         else {
             continue;
         };
-        found_in(tcx, files, body, adt, &counts, &mut out);
+        found_in(tcx, files, body, adt, counts, &mut out);
     }
     out
 }
@@ -67,10 +65,7 @@ fn drop_counts(tcx: TyCtxt<'_>, adt: DefId) -> Option<FxHashSet<usize>> {
     let mut k = 0;
     while k < bodies.len() && bodies.len() < 16 {
         for helper in callees(bodies[k]).collect::<Vec<_>>() {
-            let of_type = tcx
-                .opt_parent(helper)
-                .is_some_and(|imp| tcx.inherent_impls(adt).contains(&imp));
-            if helper.is_local() && of_type && tcx.is_mir_available(helper) && seen.insert(helper) {
+            if crate::structs::own_method_of(tcx, adt, helper) && seen.insert(helper) {
                 bodies.push(tcx.optimized_mir(helper));
             }
         }
@@ -92,30 +87,42 @@ fn found_in(
     out: &mut Vec<CountedBeforeWritten>,
 ) {
     let mir = tcx.optimized_mir(body.to_def_id());
+    // The count field each local is a unique borrow of (`_5 = &mut (*_1).ids`).
+    let mut borrows: FxHashMap<Local, usize> = FxHashMap::default();
     // Where the method updates a count: an assignment to the field, or a call given a
     // unique borrow of it (`self.ids.insert(id)`).
     let mut updates: Vec<(BasicBlock, usize, rustc_span::Span)> = Vec::new();
     for (bb, data) in mir.basic_blocks.iter_enumerated() {
-        if data.is_cleanup {
-            continue;
-        }
         for stmt in &data.statements {
-            if let StatementKind::Assign(assign) = &stmt.kind {
-                if let Some(f) = self_field(&assign.0, true).filter(|f| counts.contains(f)) {
-                    updates.push((bb, f, stmt.source_info.span));
+            let StatementKind::Assign(assign) = &stmt.kind else {
+                continue;
+            };
+            let (dst, rvalue) = &**assign;
+            if let (Some(local), Rvalue::Ref(_, mir::BorrowKind::Mut { .. }, place)) =
+                (dst.as_local(), rvalue)
+            {
+                if let Some(f) = self_field(place, true).filter(|f| counts.contains(f)) {
+                    borrows.entry(local).or_insert(f);
                 }
             }
+            if data.is_cleanup {
+                continue;
+            }
+            if let Some(f) = self_field(dst, true).filter(|f| counts.contains(f)) {
+                updates.push((bb, f, stmt.source_info.span));
+            }
+        }
+    }
+    for (bb, data) in mir.basic_blocks.iter_enumerated() {
+        if data.is_cleanup {
+            continue;
         }
         if let TerminatorKind::Call { args, fn_span, .. } = &data.terminator().kind {
             let first = args
                 .first()
                 .and_then(|a| a.node.place())
                 .and_then(|p| p.as_local());
-            if let Some(f) = first
-                .and_then(|l| unique_borrow_of(mir, l))
-                .and_then(|p| self_field(&p, true))
-                .filter(|f| counts.contains(f))
-            {
+            if let Some(&f) = first.and_then(|l| borrows.get(&l)) {
                 updates.push((bb, f, *fn_span));
             }
         }
@@ -124,7 +131,7 @@ fn found_in(
         return;
     }
     let dominators = mir.basic_blocks.dominators();
-    dropped_before_uncounted(tcx, files, mir, adt, &updates, out);
+    dropped_before_uncounted(tcx, files, mir, adt, &updates, dominators, out);
     for (bb, data) in mir.basic_blocks.iter_enumerated() {
         if data.is_cleanup {
             continue;
@@ -158,21 +165,21 @@ fn found_in(
             files,
             adt,
             field,
-            (*fn_span, count_at, write_at),
-            false,
+            (*fn_span, count_at),
+            Some(write_at),
         ));
     }
 }
 
-/// A finding on count field `field` of struct `adt`, at the spans `(at, count_at,
-/// write_at)` of the compiler.
+/// A finding on count field `field` of struct `adt`, at the spans `(at, count_at)` of
+/// the compiler, with the write of the slot (`None`: values dropped while counted).
 fn finding(
     tcx: TyCtxt<'_>,
     files: &Files,
     adt: DefId,
     field: usize,
-    (at, count_at, write_at): (rustc_span::Span, rustc_span::Span, rustc_span::Span),
-    dropped: bool,
+    (at, count_at): (rustc_span::Span, rustc_span::Span),
+    write_at: Option<rustc_span::Span>,
 ) -> Option<CountedBeforeWritten> {
     let count = tcx
         .adt_def(adt)
@@ -184,9 +191,11 @@ fn finding(
         at: files.span(at)?,
         count: count.name.to_string(),
         count_at: files.span(count_at)?,
-        write_at: files.span(write_at)?,
+        write_at: match write_at {
+            Some(span) => Some(files.span(span)?),
+            None => None,
+        },
         owner: tcx.item_name(adt).to_string(),
-        dropped,
     })
 }
 
@@ -200,14 +209,14 @@ fn dropped_before_uncounted<'tcx>(
     mir: &mir::Body<'tcx>,
     adt: DefId,
     updates: &[(BasicBlock, usize, rustc_span::Span)],
+    dominators: &rustc_data_structures::graph::dominators::Dominators<BasicBlock>,
     out: &mut Vec<CountedBeforeWritten>,
 ) {
-    let dominators = mir.basic_blocks.dominators();
     for (bb, data) in mir.basic_blocks.iter_enumerated() {
         if data.is_cleanup {
             continue;
         }
-        let Some((span, next)) = drops_values_here(tcx, mir, adt, data) else {
+        let Some((span, next)) = drops_values_here(tcx, adt, data) else {
             continue;
         };
         let after = reachable_from(mir, next);
@@ -219,14 +228,7 @@ fn dropped_before_uncounted<'tcx>(
         }) else {
             continue;
         };
-        out.extend(finding(
-            tcx,
-            files,
-            adt,
-            field,
-            (span, count_at, span),
-            true,
-        ));
+        out.extend(finding(tcx, files, adt, field, (span, count_at), None));
     }
 }
 
@@ -234,7 +236,6 @@ fn dropped_before_uncounted<'tcx>(
 /// follows: a call of a method of struct `adt` that does (`self.drop_range(r)`).
 fn drops_values_here<'tcx>(
     tcx: TyCtxt<'tcx>,
-    mir: &mir::Body<'tcx>,
     adt: DefId,
     data: &mir::BasicBlockData<'tcx>,
 ) -> Option<(rustc_span::Span, BasicBlock)> {
@@ -250,13 +251,9 @@ fn drops_values_here<'tcx>(
     // A `drop_in_place` the method makes itself is the unwinding pass's (a panic there
     // drops values already dropped); here, the drops a method of the type makes.
     let (callee, _) = func.const_fn_def()?;
-    let of_type = tcx
-        .opt_parent(callee)
-        .is_some_and(|imp| tcx.inherent_impls(adt).contains(&imp));
-    if !(callee.is_local() && of_type && tcx.is_mir_available(callee)) {
+    if !crate::structs::own_method_of(tcx, adt, callee) {
         return None;
     }
-    let _ = mir;
     drops_in_place(tcx, tcx.optimized_mir(callee)).then_some((*fn_span, *next))
 }
 
@@ -274,29 +271,27 @@ fn generic_drop_in_place<'tcx>(
 /// Whether a body drops values of a type parameter in place: itself, or by dropping a
 /// local whose type's own `Drop` does (a guard that drops a slice when it goes).
 fn drops_in_place<'tcx>(tcx: TyCtxt<'tcx>, mir: &mir::Body<'tcx>) -> bool {
-    mir.basic_blocks
-        .iter()
-        .any(|data| match &data.terminator().kind {
-            TerminatorKind::Call { func, .. } => func
-                .const_fn_def()
-                .is_some_and(|(c, g)| generic_drop_in_place(tcx, c, g)),
-            TerminatorKind::Drop { place, .. } if !data.is_cleanup => {
-                let ty = place.ty(mir, tcx).ty;
-                let ty::Adt(def, _) = ty.kind() else {
-                    return false;
-                };
-                let Some(destructor) = tcx.adt_destructor(def.did()) else {
-                    return false;
-                };
-                destructor.did.is_local()
-                    && tcx.is_mir_available(destructor.did)
-                    && callees_generic_drop(tcx, tcx.optimized_mir(destructor.did))
-            }
-            _ => false,
-        })
+    calls_generic_drop(tcx, mir)
+        || mir
+            .basic_blocks
+            .iter()
+            .any(|data| match &data.terminator().kind {
+                TerminatorKind::Drop { place, .. } if !data.is_cleanup => {
+                    let ty::Adt(def, _) = place.ty(mir, tcx).ty.kind() else {
+                        return false;
+                    };
+                    tcx.adt_destructor(def.did()).is_some_and(|d| {
+                        d.did.is_local()
+                            && tcx.is_mir_available(d.did)
+                            && calls_generic_drop(tcx, tcx.optimized_mir(d.did))
+                    })
+                }
+                _ => false,
+            })
 }
 
-fn callees_generic_drop<'tcx>(tcx: TyCtxt<'tcx>, mir: &mir::Body<'tcx>) -> bool {
+/// Whether a body calls `drop_in_place` on values of a type parameter.
+fn calls_generic_drop<'tcx>(tcx: TyCtxt<'tcx>, mir: &mir::Body<'tcx>) -> bool {
     crate::structs::direct_calls(mir).any(|c| generic_drop_in_place(tcx, c.callee, c.generics))
 }
 
@@ -311,23 +306,6 @@ fn reachable_from(mir: &mir::Body<'_>, start: BasicBlock) -> FxHashSet<BasicBloc
         work.extend(mir.basic_blocks[bb].terminator().successors());
     }
     seen
-}
-
-/// The place a local is a unique borrow of, from its one assignment (`_5 = &mut
-/// (*_1).ids`).
-fn unique_borrow_of<'tcx>(mir: &mir::Body<'tcx>, local: Local) -> Option<mir::Place<'tcx>> {
-    mir.basic_blocks
-        .iter()
-        .flat_map(|b| &b.statements)
-        .find_map(|stmt| match &stmt.kind {
-            StatementKind::Assign(assign) if assign.0.as_local() == Some(local) => {
-                match &assign.1 {
-                    Rvalue::Ref(_, mir::BorrowKind::Mut { .. }, place) => Some(*place),
-                    _ => None,
-                }
-            }
-            _ => None,
-        })
 }
 
 /// Whether a call runs code the caller supplies: a trait's method on a type parameter

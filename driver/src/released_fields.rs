@@ -59,12 +59,7 @@ pub(crate) fn released_not_reset(
         let own = helper
             .as_local()
             .is_some_and(|local| receiver(tcx, local) == Some(true));
-        if own
-            && tcx.is_mir_available(helper)
-            && tcx
-                .opt_parent(helper)
-                .is_some_and(|imp| tcx.inherent_impls(adt).contains(&imp))
-        {
+        if own && crate::structs::own_method_of(tcx, adt, helper) {
             drop_releases.extend(field_releases(tcx, tcx.optimized_mir(helper), true));
         }
     }
@@ -343,10 +338,9 @@ impl FieldLocals {
                             if to.is_raw_ptr()
                                 && op.place().is_some_and(|p| {
                                     points_at_a_pointer(mir.local_decls[p.local].ty)
-                                })
-                                && held.ref_of(op).is_some() =>
+                                }) =>
                         {
-                            if let Some(path) = held.ref_of(op) {
+                            if let Some(path) = held.ref_of(op).or_else(|| held.value_of(op)) {
                                 held.values.entry(dst.local).or_insert(path);
                             }
                         }

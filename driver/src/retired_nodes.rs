@@ -65,6 +65,9 @@ pub(crate) fn retired_reachable(tcx: TyCtxt<'_>, files: &Files) -> Vec<RetiredRe
     let mut seen: FxHashSet<rustc_span::Span> = FxHashSet::default();
     for &(adt, method) in &methods {
         let here = &uses[&method];
+        if here.retires.is_empty() {
+            continue;
+        }
         let pointers = node_pointers(tcx, adt);
         for &(node, at) in &here.retires {
             for (moved, moved_node) in &pointers {
@@ -97,13 +100,13 @@ pub(crate) fn retired_reachable(tcx: TyCtxt<'_>, files: &Files) -> Vec<RetiredRe
                     if !seen.insert(at) {
                         continue;
                     }
-                    let (Some(at_), Some(moved_at), Some(used_at)) =
+                    let (Some(retired_at), Some(moved_at), Some(used_at)) =
                         (files.span(at), files.span(moved_at), files.span(used_at))
                     else {
                         continue;
                     };
                     out.push(RetiredReachable {
-                        at: at_,
+                        at: retired_at,
                         node: crate::lower::types::short_name(
                             tcx,
                             tcx.type_of(node).instantiate_identity().skip_norm_wip(),

@@ -201,6 +201,16 @@ pub(crate) struct DirectCall<'a, 'tcx> {
     pub span: rustc_span::Span,
 }
 
+/// Whether `f` is a function of the crate with MIR in an inherent impl of `adt` (a
+/// method of the type that its `Drop` or another method calls).
+pub(crate) fn own_method_of(tcx: TyCtxt<'_>, adt: DefId, f: DefId) -> bool {
+    f.is_local()
+        && tcx.is_mir_available(f)
+        && tcx
+            .opt_parent(f)
+            .is_some_and(|imp| tcx.inherent_impls(adt).contains(&imp))
+}
+
 /// The struct of the crate a method is of, with whether it takes `&mut self`.
 pub(crate) fn struct_of_method(
     tcx: TyCtxt<'_>,

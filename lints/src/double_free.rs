@@ -544,7 +544,7 @@ fn lent_pointer_owned_diagnostic(l: &LentPointerOwned) -> Diagnostic {
 /// A slot counted before it is written, with the caller's code in between.
 fn counted_slot_diagnostic(c: &CountedBeforeWritten) -> Diagnostic {
     let (count, owner) = (&c.count, &c.owner);
-    if c.dropped {
+    let Some(write_at) = c.write_at else {
         return Diagnostic::new(
             Severity::Error,
             format!("a panic here leaves `self.{count}` counting values already dropped"),
@@ -556,7 +556,7 @@ fn counted_slot_diagnostic(c: &CountedBeforeWritten) -> Diagnostic {
             "on unwinding, `Drop for {owner}` drops every value `{count}` counts, these again"
         ))
         .with_help(format!("update `self.{count}` first, then drop the values it no longer counts"));
-    }
+    };
     Diagnostic::new(
         Severity::Error,
         format!("a panic here leaves `self.{count}` counting a slot that was never written"),
@@ -564,7 +564,7 @@ fn counted_slot_diagnostic(c: &CountedBeforeWritten) -> Diagnostic {
     )
     .with_code(DOUBLE_FREE.code())
     .with_label(c.count_at, format!("the slot is counted in `self.{count}` here"))
-    .with_label(c.write_at, "the slot is written only here, after")
+    .with_label(write_at, "the slot is written only here, after")
     .with_note(format!(
         "on unwinding, `Drop for {owner}` drops every slot `{count}` counts, this one uninitialised"
     ))

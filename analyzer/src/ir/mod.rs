@@ -843,11 +843,10 @@ pub struct CountedBeforeWritten {
     pub at: Span,
     pub count: String,
     pub count_at: Span,
-    pub write_at: Span,
+    /// `None` for the converse: `at` drops values in place while `count` still covers
+    /// them, and the count is updated only at `count_at`, after.
+    pub write_at: Option<Span>,
     pub owner: String,
-    /// The converse: `at` drops values in place while `count` still covers them, and
-    /// the count is updated only at `count_at`, after.
-    pub dropped: bool,
 }
 
 /// A node a method retires (hands to a deferred destruction) after moving one pointer
