@@ -1,37 +1,29 @@
 #!/usr/bin/env python3
 """lintcheck: run tensor-lint on published crates and write a reviewed report.
 
-Runs the release binary of this repository on `COMPILER_CRATES`, published crates heavy
-in macros, generics, unsafe code and foreign bindings that the corpus does not use, as a
+Runs the release binary of this repository on `CRATES`, published crates heavy in
+macros, generics, unsafe code and foreign bindings that the corpus does not use, as a
 user would (`cargo tensor-lint --manifest-path CRATE/Cargo.toml --workspace`: `cargo
 check` with tensor-lint's driver); their dependencies are built once into a cache
 outside the checkout. Downloads the pinned `.crate` files from crates.io (kept in a cache
 outside the repository, so a second run needs no network) and extracts them into the
-git-ignored `lintcheck/crates/`. Writes `lintcheck/report-compiler.md`: lines read,
-time, findings per lint, every lint finding with its review.
+git-ignored `lintcheck/crates/`. Writes `lintcheck/report.md`: lines read, time,
+findings per lint, every lint finding with its review.
 
-Each lint finding is matched against `lintcheck/reviews-compiler.toml`, where a person
-marks it `true` (a bug), `intended` (deliberate, with the suppression a user would
-write) or `false` (a false positive), with a one-line reason. With `--check` the run
-fails on a finding without a review, on a false finding at error level, on more false
-findings than one per 200,000 lines, on an input problem at error level, on a review
-that matches no finding (its history belongs in the comment of the reviews), and on any
+Each lint finding is matched against `lintcheck/reviews.toml`, where a person marks it
+`true` (a bug), `intended` (deliberate, with the suppression a user would write) or
+`false` (a false positive), with a one-line reason. With `--check` the run fails on a
+finding without a review, on a false finding at error level, on more false findings
+than one per 200,000 lines, on an input problem at error level, on a review that
+matches no finding (its history belongs in the comment of the reviews), and on any
 internal error.
 
-With `--front-end syntax` it runs the syntax front end (which reads the code as text
-without compiling it, until it is removed) on the crates of `CRATES`, each twice: in
-crate mode and on every `.rs` file as loose files; it writes `lintcheck/report.md` from
-`lintcheck/reviews.toml`, with the same checks. `.ci/run` runs both.
-
-usage: lintcheck/lintcheck.py [--download-only] [--check] [--binary PATH] [--runs N]
-                              [--front-end syntax]
+usage: lintcheck/lintcheck.py [--download-only] [--check] [--binary PATH]
 """
 
 import argparse
 import json
 import os
-import re
-import shutil
 import subprocess
 import sys
 import tarfile
@@ -47,8 +39,8 @@ REVIEWS = ROOT / "lintcheck" / "reviews.toml"
 CACHE = Path(os.environ.get("TENSOR_LINT_LINTCHECK_CACHE")
              or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "tensor-lint" / "lintcheck")
 
-# The compiler front end's crates (see the module's text).
-COMPILER_CRATES = [
+# The crates checked (see the module's text).
+CRATES = [
     ("arc-swap", "1.9.5"),
     ("arrayvec", "0.7.8"),
     ("ash", "0.38.0+1.3.281"),
@@ -69,159 +61,11 @@ COMPILER_CRATES = [
     ("parking_lot", "0.13.0"),
 ]
 # cudarc binds the CUDA driver API of the version a feature names; checking needs no GPU.
-COMPILER_CRATE_ARGS = {"cudarc-0.19.10": ["--features", "cuda-12080"]}
-COMPILER_TARGET = CACHE.parent / "lintcheck-compiler-target"
+CRATE_ARGS = {"cudarc-0.19.10": ["--features", "cuda-12080"]}
+TARGET = CACHE.parent / "lintcheck-compiler-target"
 
 # At most this many false findings per line read.
 FALSE_PER_LINES = 200_000
-
-# name, version. Tensor and linear-algebra libraries, their parallel runtimes and kernels;
-# lock-free queues, channels, epoch GC, async runtimes and unsafe containers; GPU and ML
-# framework bindings.
-CRATES = [
-    ("ndarray", "0.16.1"),
-    ("rayon", "1.10.0"),
-    ("rayon-core", "1.12.1"),
-    ("candle-core", "0.8.4"),
-    ("candle-nn", "0.8.4"),
-    ("tch", "0.17.0"),
-    ("diffusers", "0.3.1"),
-    ("nalgebra", "0.33.2"),
-    ("matrixmultiply", "0.3.9"),
-    ("burn-tensor", "0.22.1"),
-    ("burn-ndarray", "0.22.1"),
-    ("faer", "0.24.4"),
-    ("faer-traits", "0.24.0"),
-    ("pulp", "0.22.3"),
-    ("gemm", "0.19.0"),
-    ("gemm-common", "0.19.0"),
-    ("gemm-f32", "0.19.0"),
-    ("gemm-f16", "0.19.0"),
-    ("half", "2.7.1"),
-    ("rustfft", "6.4.1"),
-    ("image", "0.25.10"),
-    ("safetensors", "0.8.0"),
-    ("crossbeam-utils", "0.8.20"),
-    ("crossbeam-queue", "0.3.14"),
-    ("crossbeam-channel", "0.5.17"),
-    ("crossbeam-epoch", "0.9.21"),
-    ("crossbeam-deque", "0.8.8"),
-    ("concurrent-queue", "2.5.0"),
-    ("flume", "0.12.0"),
-    ("lockfree", "0.5.1"),
-    ("tokio", "1.54.1"),
-    ("async-task", "4.7.1"),
-    ("async-executor", "1.14.1"),
-    ("parking_lot", "0.13.0"),
-    ("parking_lot_core", "0.10.0"),
-    ("triomphe", "0.1.17"),
-    ("bytes", "1.12.2"),
-    ("smallvec", "1.16.6"),
-    ("arrayvec", "0.7.8"),
-    ("memmap2", "0.9.12"),
-    ("hashbrown", "0.17.2"),
-    ("dashmap", "6.2.1"),
-    ("arc-swap", "1.9.5"),
-    ("sharded-slab", "0.1.7"),
-    ("thread_local", "1.1.10"),
-    ("bumpalo", "3.20.4"),
-    ("cudarc", "0.19.10"),
-    ("ash", "0.38.0+1.3.281"),
-    ("ocl", "0.19.7"),
-    ("ort", "2.0.0-rc.15"),
-    ("tensorflow", "0.21.0"),
-    ("wgpu-core", "30.0.2"),
-    ("wgpu-hal", "30.0.2"),
-    ("pyo3", "0.30.1"),
-    ("numpy", "0.30.0"),
-    # Releases with a bug of corpus/ and the first release with its fix: the real code
-    # is checked too (corpus/memory/rulinalg-swap-rows-alias).
-    ("rulinalg", "0.3.7"),
-    ("rulinalg", "0.4.0"),
-    # corpus/memory/cudarc-cublaslt-descriptor-leak: the cuBLASLt wrappers are behind the
-    # `cublaslt` feature, so these two are checked with every feature on.
-    ("cudarc", "0.9.15"),
-    ("cudarc", "0.10.0"),
-    # corpus/memory/arrow2-ffi-clone-double-release and pyo3-from-py-double-decref.
-    ("arrow2", "0.9.1"),
-    ("arrow2", "0.9.2"),
-    ("pyo3", "0.12.3"),
-    ("pyo3", "0.12.4"),
-    # corpus/memory/numpy-npy-dims-temporary-uaf.
-    ("numpy", "0.17.0"),
-    ("numpy", "0.17.1"),
-    # corpus/memory/ort-metadata-string-leak.
-    ("ort", "1.16.3"),
-    ("ort", "2.0.0-alpha.1"),
-    # corpus/concurrency/burn-unsafe-shared-ref: the kernels reach rayon through the
-    # crate's `run_par!` / `iter_range_par!` macros.
-    ("burn-ndarray", "0.21.0"),
-    ("burn-ndarray", "0.22.0-pre.3"),
-    # corpus/memory/tch-jit-forward-ivalue-leak and tch-jit-tuple-elements-leak.
-    ("tch", "0.1.1"),
-    ("tch", "0.1.3"),
-    # corpus/concurrency/atomic-rs-spinlock-array and crossbeam-atomiccell-lock-array:
-    # tables of locks picked by address.
-    ("atomic", "0.3.4"),
-    ("atomic", "0.4.0"),
-    ("crossbeam-utils", "0.8.17"),
-    ("crossbeam-utils", "0.8.18"),
-    # corpus/concurrency/ggblas-matmul-k-split: worker runs that split an output row.
-    ("ggblas", "0.1.0"),
-    ("ggblas", "0.1.1"),
-    # corpus/concurrency/dashmap-packed-shards: the packed `submaps` locks of 1.x.
-    ("dashmap", "1.2.1"),
-    ("dashmap", "2.0.0"),
-    # corpus/concurrency/polars-window-validity-bits: a validity bitmap written from
-    # parallel row ranges.
-    ("polars-lazy", "0.27.2"),
-    ("polars-lazy", "0.28.0"),
-    # corpus/concurrency/bevy-sparse-batches-ignore-offset.
-    ("bevy_ecs", "0.5.0"),
-    ("bevy_ecs", "0.6.0"),
-    # corpus/concurrency/crossbeam-epoch-local-epoch (not detected: see corpus/README.md).
-    ("crossbeam-epoch", "0.9.15"),
-    ("crossbeam-epoch", "0.9.16"),
-    # corpus/concurrency/gix-in-parallel-whole-slice.
-    ("gix-features", "0.36.0"),
-    ("gix-features", "0.36.1"),
-    # corpus/concurrency/legion-split-at-relative-index (bug in 0.3.0) and
-    # legion-par-chunks-whole-index (bug in 0.3.1, fixed in 0.4.0).
-    ("legion", "0.3.0"),
-    ("legion", "0.3.1"),
-    ("legion", "0.4.0"),
-    # corpus/concurrency/neuronika-col2im-overlapping-windows.
-    ("neuronika", "0.1.0"),
-    ("neuronika", "0.2.0"),
-    # corpus/concurrency/polars-perfect-groups-whole-slice.
-    ("polars-core", "0.43.1"),
-    ("polars-core", "0.44.0"),
-    # corpus/concurrency/tokio-mpsc-chan-fields and tokio-threadpool-worker-entries.
-    ("tokio", "1.29.1"),
-    ("tokio", "1.30.0"),
-    ("tokio-threadpool", "0.1.5"),
-    ("tokio-threadpool", "0.1.6"),
-]
-
-# Crates checked with extra command-line arguments in crate mode.
-CRATE_ARGS = {
-    "cudarc-0.9.15": ["--all-features"],
-    "cudarc-0.10.0": ["--all-features"],
-    # The window functions of corpus/concurrency/polars-window-validity-bits are behind
-    # features.
-    "polars-lazy-0.27.2": ["--all-features"],
-    "polars-lazy-0.28.0": ["--all-features"],
-    # The channels of corpus/concurrency/tokio-mpsc-chan-fields are behind `sync`, the
-    # parallel group-by of polars-core and legion's parallel iterators behind features.
-    "tokio-1.29.1": ["--all-features"],
-    "tokio-1.30.0": ["--all-features"],
-    "polars-core-0.43.1": ["--all-features"],
-    "polars-core-0.44.0": ["--all-features"],
-    "legion-0.3.0": ["--all-features"],
-    "legion-0.3.1": ["--all-features"],
-    "legion-0.4.0": ["--all-features"],
-}
-
 
 def download(name: str, version: str) -> Path:
     dest = CRATES_DIR / f"{name}-{version}"
@@ -288,38 +132,6 @@ def parse_stream(stdout: str, internal: list[str]) -> tuple[list[dict], dict | N
     return messages, summary
 
 
-def timed(command: list[str], runs: int, cwd: Path | None = None) -> tuple[subprocess.CompletedProcess, float]:
-    """The first run's output and the best time of `runs` runs."""
-    best, first = float("inf"), None
-    for _ in range(runs):
-        started = time.monotonic()
-        run = subprocess.run(command, capture_output=True, text=True, errors="replace", cwd=cwd)
-        best = min(best, time.monotonic() - started)
-        first = first or run
-    return first, best
-
-
-def run_crate(binary: Path, crate_dir: Path, runs: int) -> dict:
-    internal: list[str] = []
-    extra = CRATE_ARGS.get(crate_dir.name, [])
-    crate_run, seconds = timed([str(binary), "--front-end", "syntax", "--manifest-path", str(crate_dir / "Cargo.toml"), "--workspace",
-                                "--message-format", "json", *extra], runs)
-    crate_messages, summary = parse_stream(crate_run.stdout, internal)
-    files = sorted(str(p.relative_to(crate_dir)) for p in crate_dir.rglob("*.rs"))
-    loose_run, _ = timed([str(binary), "--front-end", "syntax", "--message-format", "json", *files], 1, cwd=crate_dir)
-    loose_messages, _ = parse_stream(loose_run.stdout, internal)
-    for run, mode in ((crate_run, "crate"), (loose_run, "loose")):
-        if run.returncode not in (0, 1):
-            internal.append(f"{mode} mode: exit status {run.returncode}: {run.stderr.strip()[-500:]}")
-    # One entry per finding, with the modes that reported it.
-    merged: dict[tuple, dict] = {}
-    for mode, messages in (("crate", crate_messages), ("loose", loose_messages)):
-        for m in messages:
-            key = (m["code"], m["level"], m["file"], m["line"], m["message"])
-            merged.setdefault(key, {**m, "modes": []})["modes"].append(mode)
-    return crate_result(list(merged.values()), internal, seconds, summary)
-
-
 def crate_result(messages: list[dict], internal: list[str], seconds: float, summary: dict | None) -> dict:
     """One crate's run: lint findings, input problems, notes, internal errors, time, size."""
     return {
@@ -333,23 +145,21 @@ def crate_result(messages: list[dict], internal: list[str], seconds: float, summ
     }
 
 
-def run_crate_compiled(binary: Path, crate_dir: Path) -> dict:
-    """The compiler front end on a crate, in crate mode."""
+def run_crate(binary: Path, crate_dir: Path) -> dict:
+    """tensor-lint on a crate, in crate mode."""
     internal: list[str] = []
-    extra = COMPILER_CRATE_ARGS.get(crate_dir.name, [])
+    extra = CRATE_ARGS.get(crate_dir.name, [])
     # Published crates may deny warnings the pinned nightly adds; rustc's own lints are
     # not what is checked here.
-    env = dict(os.environ, CARGO_TARGET_DIR=str(COMPILER_TARGET), RUSTFLAGS="--cap-lints=warn")
+    env = dict(os.environ, CARGO_TARGET_DIR=str(TARGET), RUSTFLAGS="--cap-lints=warn")
     started = time.monotonic()
-    run = subprocess.run([str(binary), "--front-end", "compiler", "--manifest-path", str(crate_dir / "Cargo.toml"),
+    run = subprocess.run([str(binary), "--manifest-path", str(crate_dir / "Cargo.toml"),
                           "--workspace", "--message-format", "json", *extra],
                          capture_output=True, text=True, errors="replace", env=env)
     seconds = time.monotonic() - started
     messages, summary = parse_stream(run.stdout, internal)
     if run.returncode not in (0, 1):
         internal.append(f"exit status {run.returncode}: {run.stderr.strip()[-500:]}")
-    for m in messages:
-        m["modes"] = ["crate"]
     return crate_result(messages, internal, seconds, summary)
 
 
@@ -368,26 +178,17 @@ def review_of(reviews: list[dict], crate: str, finding: dict) -> dict | None:
     return None
 
 
-def write_report(results: dict, reviews: list[dict], report: Path = REPORT, compiler: bool = False) -> list[str]:
+def write_report(results: dict, reviews: list[dict]) -> list[str]:
     """Writes the report; returns what makes `--check` fail."""
     failures: list[str] = []
     total_lines = sum(r["lines"] for r in results.values())
     total_seconds = sum(r["seconds"] for r in results.values())
-    if compiler:
-        head = ["# lintcheck report: the compiler front end", "",
-                "Generated by `lintcheck/lintcheck.py --front-end compiler`: the release build's compiler front",
-                "end (`cargo check` with tensor-lint's driver) on published crates, in crate mode",
-                "(`--workspace`); the time includes building each crate's dependencies once. Every lint",
-                "finding is reviewed in `lintcheck/reviews-compiler.toml` as `true` (a bug), `intended`",
-                "(deliberate; the suppression a user would write) or `false` (a false positive, a bug of",
-                "tensor-lint to fix).", ""]
-    else:
-        head = ["# lintcheck report", "",
-                "Generated by `lintcheck/lintcheck.py`: the release build on published crates, in crate mode",
-                "(`--workspace`) and on every `.rs` file as loose files. Lines are those crate mode read",
-                "(each file once); the time is crate mode's. Every lint finding is reviewed in",
-                "`lintcheck/reviews.toml` as `true` (a bug), `intended` (deliberate; the suppression a user",
-                "would write) or `false` (a false positive, a bug of tensor-lint to fix).", ""]
+    head = ["# lintcheck report", "",
+            "Generated by `lintcheck/lintcheck.py`: the release build (`cargo check` with tensor-lint's",
+            "driver) on published crates, in crate mode (`--workspace`); the time includes building each",
+            "crate's dependencies once. Every lint finding is reviewed in `lintcheck/reviews.toml` as",
+            "`true` (a bug), `intended` (deliberate; the suppression a user would write) or `false` (a",
+            "false positive, a bug of tensor-lint to fix).", ""]
     out = head + [
            "| crate | files | lines | time | lines/s | findings | input problems | internal errors |",
            "|---|---:|---:|---:|---:|---:|---:|---:|"]
@@ -417,7 +218,7 @@ def write_report(results: dict, reviews: list[dict], report: Path = REPORT, comp
             elif verdict not in ("true", "intended", "false"):
                 failures.append(f"unknown verdict `{verdict}`: {where}")
             reason = f": {review.get('reason', '')}" if review else ""
-            rows.append(f"- {where} {f['level']}[{f['code']}] {f['message']} ({', '.join(f['modes'])}) "
+            rows.append(f"- {where} {f['level']}[{f['code']}] {f['message']} "
                         f"— **{verdict}**{reason}")
     allowed_false = total_lines // FALSE_PER_LINES
     if verdicts.get("false", 0) > allowed_false:
@@ -439,7 +240,7 @@ def write_report(results: dict, reviews: list[dict], report: Path = REPORT, comp
     inputs = []
     for crate, r in results.items():
         for f in r["inputs"]:
-            inputs.append(f"- {crate} `{f['file']}:{f['line']}` {f['level']}: {f['message']} ({', '.join(f['modes'])})")
+            inputs.append(f"- {crate} `{f['file']}:{f['line']}` {f['level']}: {f['message']}")
             if f["level"] == "error":
                 failures.append(f"input problem at error level: {crate} `{f['file']}:{f['line']}`")
     out += inputs or ["None."]
@@ -457,7 +258,7 @@ def write_report(results: dict, reviews: list[dict], report: Path = REPORT, comp
     problems = [f"- {crate}: {p}" for crate, r in results.items() for p in r["internal"]]
     failures += problems
     out += problems or ["None."]
-    report.write_text("\n".join(out) + "\n")
+    REPORT.write_text("\n".join(out) + "\n")
     return failures
 
 
@@ -468,11 +269,8 @@ def main() -> int:
                         help="fail on unreviewed or false-at-error-level findings, too many false ones, "
                              "input problems at error level, reviews that match no finding, or internal errors")
     parser.add_argument("--binary", help="use this cargo-tensor-lint instead of building the release binary")
-    parser.add_argument("--runs", type=int, default=3, help="crate-mode runs per crate; the best time is kept")
-    parser.add_argument("--front-end", choices=["syntax", "compiler"], default="compiler")
     args = parser.parse_args()
-    compiler = args.front_end == "compiler"
-    dirs = {f"{n}-{v}": download(n, v) for n, v in (COMPILER_CRATES if compiler else CRATES)}
+    dirs = {f"{n}-{v}": download(n, v) for n, v in CRATES}
     if args.download_only:
         for d in dirs.values():
             print(d)
@@ -480,19 +278,11 @@ def main() -> int:
     binary = binary_path(args.binary)
     results = {}
     for crate, path in dirs.items():
-        if compiler:
-            results[crate] = r = run_crate_compiled(binary, path)
-        else:
-            results[crate] = r = run_crate(binary, path, max(args.runs, 1))
+        results[crate] = r = run_crate(binary, path)
         print(f"{crate}: {r['lines']} lines in {r['seconds']:.2f} s, {len(r['findings'])} findings, "
               f"{len(r['inputs'])} input problems, {len(r['internal'])} internal errors", file=sys.stderr)
-    if compiler:
-        report = ROOT / "lintcheck" / "report-compiler.md"
-        failures = write_report(results, load_reviews(ROOT / "lintcheck" / "reviews-compiler.toml"), report, True)
-    else:
-        report = REPORT
-        failures = write_report(results, load_reviews())
-    print(f"wrote {report.relative_to(ROOT)}", file=sys.stderr)
+    failures = write_report(results, load_reviews())
+    print(f"wrote {REPORT.relative_to(ROOT)}", file=sys.stderr)
     for failure in failures:
         print(f"lintcheck: {failure}", file=sys.stderr)
     return 1 if args.check and failures else 0

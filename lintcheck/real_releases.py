@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""The corpus bugs in their real releases, with the compiler front end.
+"""The corpus bugs in their real releases.
 
 For every case of `lintcheck/real-releases.toml` (a bug of `corpus/` with the crates.io
 release it shipped in and the first release with its fix), downloads both releases
 (cached beside lintcheck's), checks each as a Cargo project with
-`cargo tensor-lint --front-end compiler`, and decides:
+`cargo tensor-lint`, and decides:
 
 - the buggy release is *flagged* when a finding of the case's lint points inside the
   function (or item) that holds the bug;
@@ -93,14 +93,14 @@ def why_not_checked(status: int, stderr: str) -> str:
 
 
 def check(binary: Path, crate_dir: Path, case: dict) -> tuple[list[dict], str | None, float]:
-    """The lint findings of the compiler front end on `crate_dir`, or why there are none."""
+    """The lint findings of tensor-lint on `crate_dir`, or why there are none."""
     # Old releases meet lints that have become errors since: they stay warnings.
     env = dict(os.environ, CARGO_TARGET_DIR=str(TARGET), RUSTFLAGS="--cap-lints=warn", **case.get("env", {}))
     args = list(case.get("cargo_args", []))
     if case.get("features"):
         args += ["--features", ",".join(case["features"])]
     started = time.monotonic()
-    run = subprocess.run([str(binary), "--front-end", "compiler", "--manifest-path", str(crate_dir / "Cargo.toml"),
+    run = subprocess.run([str(binary), "--manifest-path", str(crate_dir / "Cargo.toml"),
                           "--message-format", "json", *args],
                          capture_output=True, text=True, errors="replace", env=env)
     seconds = time.monotonic() - started

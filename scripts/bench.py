@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """Speed and memory of tensor-lint against `cargo check` and `cargo clippy`.
 
-The compiler front end (the default table): on ndarray, candle-core and burn-ndarray
-(downloaded by lintcheck into the git-ignored lintcheck/crates/, copied into a scratch
-folder so the edits below never touch them), each of
+On ndarray, candle-core and burn-ndarray (downloaded as lintcheck downloads its crates,
+into the git-ignored lintcheck/crates/, and copied into a scratch folder so the edits
+below never touch them), each of
 
-    cargo check, cargo clippy, cargo tensor-lint --front-end compiler
+    cargo check, cargo clippy, cargo tensor-lint
 
 is timed under the pinned toolchain (clippy with `--cap-lints warn`: a crate that
 denies one of its lints would stop it, where tensor-lint goes on)
@@ -20,15 +20,11 @@ speed falls on all three alike; the table gives each figure's median, the ratio 
 tensor-lint to `cargo check` and the peak memory of the largest process (GNU time's
 maximum resident set size, over the command and its children).
 
-`--syntax` prints instead the older table of the syntax front end: lines a second on
-the same crates, and on 1x, 2x and 4x copies of ndarray to show it grows linearly.
-
-usage: scripts/bench.py [--crate NAME-VERSION ...] [--cold-runs N] [--edit-runs N] [--syntax]
+usage: scripts/bench.py [--crate NAME-VERSION ...] [--cold-runs N] [--edit-runs N]
 """
 
 import argparse
 import os
-import re
 import shutil
 import statistics
 import subprocess
@@ -40,7 +36,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 CRATES = ["ndarray-0.16.1", "candle-core-0.8.4", "burn-ndarray-0.22.1"]
-LINES = re.compile(r"^\s*(\d+) files?, (\d+) lines")
 EDIT_MARK = "\n// tensor-lint bench edit\n"
 
 
@@ -105,7 +100,7 @@ def compiler_table(binary: Path, crates: list[str], cold_runs: int, edit_runs: i
         tools = [
             Tool("check", ["cargo", "check", "-q"], scratch / "target-check", env),
             Tool("clippy", ["cargo", "clippy", "-q", "--", "--cap-lints", "warn"], scratch / "target-clippy", env),
-            Tool("tensor-lint", [str(binary), "--front-end", "compiler"], scratch / "target-tl", env),
+            Tool("tensor-lint", [str(binary)], scratch / "target-tl", env),
         ]
         for _ in range(cold_runs):
             lib.write_text(original)
@@ -131,51 +126,19 @@ def compiler_table(binary: Path, crates: list[str], cold_runs: int, edit_runs: i
             shutil.rmtree(tool.target, ignore_errors=True)
 
 
-def syntax_table(binary: Path, crates: list[str], scratch: Path) -> None:
-    def lint(manifest: Path, extra: list[str] = ()) -> tuple[float, int]:
-        best, lines = float("inf"), 0
-        for _ in range(5):
-            seconds, _, err = timed([str(binary), "--front-end", "syntax", "--manifest-path", str(manifest),
-                                     "--timings", *extra])
-            best = min(best, seconds)
-            for line in err.splitlines():
-                if m := LINES.match(line):
-                    lines = int(m.group(2))
-        return best, lines
-
-    print("| crate | lines | tensor-lint (syntax) | lines/s |")
-    print("|---|---:|---:|---:|")
-    for crate in crates:
-        seconds, lines = lint(ROOT / "lintcheck" / "crates" / crate / "Cargo.toml")
-        print(f"| {crate} | {lines} | {seconds:.2f} s | {lines / seconds:,.0f} |", flush=True)
-    source = ROOT / "lintcheck" / "crates" / crates[0]
-    for n in (1, 2, 4):
-        into = scratch / f"x{n}"
-        shutil.rmtree(into, ignore_errors=True)
-        into.mkdir(parents=True)
-        members = []
-        for k in range(n):
-            member = into / f"copy{k}"
-            shutil.copytree(source / "src", member / "src")
-            (member / "Cargo.toml").write_text(f'[package]\nname = "copy{k}"\nversion = "0.1.0"\n'
-                                               'edition = "2021"\n')
-            members.append(f'"copy{k}"')
-        (into / "Cargo.toml").write_text(f"[workspace]\nmembers = [{', '.join(members)}]\nresolver = \"2\"\n")
-        seconds, lines = lint(into / "Cargo.toml", ["--workspace"])
-        print(f"| {n}× {crates[0]} | {lines} | {seconds:.2f} s | {lines / seconds:,.0f} |", flush=True)
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--crate", action="append", help="NAME-VERSION of a crate lintcheck pins (repeatable)")
     parser.add_argument("--cold-runs", type=int, default=3)
     parser.add_argument("--edit-runs", type=int, default=5)
-    parser.add_argument("--syntax", action="store_true", help="the syntax front end's table instead")
     parser.add_argument("--binary", help="a built cargo-tensor-lint (default: build the release one)")
     args = parser.parse_args()
     crates = args.crate or CRATES
-    subprocess.run([sys.executable, str(ROOT / "lintcheck" / "lintcheck.py"), "--download-only"], check=True,
-                   stdout=subprocess.DEVNULL)
+    sys.path.insert(0, str(ROOT / "lintcheck"))
+    from lintcheck import download
+    for crate in crates:
+        name, version = crate.rsplit("-", 1)
+        download(name, version)
     if args.binary:
         binary = Path(args.binary).resolve()
     else:
@@ -183,10 +146,7 @@ def main() -> int:
         binary = ROOT / "target" / "release" / "cargo-tensor-lint"
     scratch = Path(tempfile.mkdtemp(prefix="tensor-lint-bench-"))
     try:
-        if args.syntax:
-            syntax_table(binary, crates, scratch)
-        else:
-            compiler_table(binary, crates, args.cold_runs, args.edit_runs, scratch)
+        compiler_table(binary, crates, args.cold_runs, args.edit_runs, scratch)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     return 0

@@ -10,9 +10,10 @@ use tensor_lint_lints::diagnostic::Level;
 use tensor_lint_lints::registry::{self, Status};
 
 use crate::config::suggest_lint;
-use crate::driver::{self, FrontEnd, Invocation, LevelFlag};
 use crate::error::ToolError;
+use crate::levels::LevelFlag;
 use crate::render::MessageFormat;
+use crate::run::{self, Invocation};
 use crate::workspace::{Features, Inputs};
 
 fn command() -> Command {
@@ -62,9 +63,6 @@ fn command() -> Command {
         .arg(Arg::new("write-baseline").long("write-baseline").value_name("FILE").value_parser(clap::value_parser!(PathBuf))
             .conflicts_with("baseline")
             .help("Record every current finding in a baseline file and exit 0"))
-        .arg(Arg::new("front-end").long("front-end").value_name("FRONT END")
-            .value_parser(["syntax", "compiler"]).default_value("compiler")
-            .help("How the code is read: as the compiler does (`cargo check` with tensor-lint's driver, the default), or as text without compiling it (the older front end, until it is removed)"))
         .arg(Arg::new("timings").long("timings").action(ArgAction::SetTrue)
             .help("Print where the time went and which oracle paths decided the queries"))
         .arg(Arg::new("dump-ir").long("dump-ir").value_name("FILE.rs[:FUNCTION]")
@@ -104,7 +102,7 @@ pub fn run(mut args: Vec<OsString>) -> Result<ExitCode, ToolError> {
         return explain(name);
     }
     let invocation = invocation(&matches)?;
-    driver::run(&invocation)
+    run::run(&invocation)
 }
 
 fn invocation(matches: &ArgMatches) -> Result<Invocation, ToolError> {
@@ -181,10 +179,6 @@ fn invocation(matches: &ArgMatches) -> Result<Invocation, ToolError> {
         baseline: matches.get_one::<PathBuf>("baseline").cloned(),
         write_baseline: matches.get_one::<PathBuf>("write-baseline").cloned(),
         timings: matches.get_flag("timings"),
-        front_end: match matches.get_one::<String>("front-end").map(String::as_str) {
-            Some("compiler") => FrontEnd::Compiler,
-            _ => FrontEnd::Syntax,
-        },
     })
 }
 

@@ -22,8 +22,8 @@ use tensor_lint_lints::diagnostic::{Diagnostic, Label, Severity};
 
 use crate::config::Config;
 use crate::coverage::Analysed;
-use crate::driver::{settle, LevelFlag};
 use crate::error::ToolError;
+use crate::levels::{settle, LevelFlag};
 use crate::report::{Finding, Origin};
 use crate::workspace::{Features, Inputs};
 
@@ -193,7 +193,7 @@ fn check_with(
     };
     let mut findings = run.findings;
     let sources = run.sources;
-    crate::driver::sort_findings(&sources, &mut findings);
+    crate::run::sort_findings(&sources, &mut findings);
     Ok((
         Checked {
             sources,
@@ -372,6 +372,10 @@ struct Run {
 /// origin, rather than as the crate made for it.
 struct Loose {
     origin: Origin,
+    /// Outside any package, `#[tensor_lint::…]` cannot name the annotations' crate: the
+    /// driver then takes `tensor_lint` for a tool and reads the annotations as its
+    /// attributes (their arguments checked by the driver rather than the macros).
+    tool_annotations: bool,
 }
 
 impl Run {
@@ -405,6 +409,9 @@ impl Run {
         });
         if let Some(function) = &self.dump_ir {
             options["dump_ir"] = serde_json::Value::String(function.clone());
+        }
+        if loose.is_some_and(|l| l.tool_annotations) {
+            options["tool_annotations"] = serde_json::Value::Bool(true);
         }
         let target_dir = project.target_dir.join("tensor-lint");
         let mut command = Command::new("cargo");
@@ -885,7 +892,11 @@ impl Run {
             src_path: absolute.display().to_string(),
             edition: edition_of(&text),
         };
-        self.cargo_check(&project, &manifest, &[], Some(&Loose { origin }))
+        let loose = Loose {
+            origin,
+            tool_annotations: host.is_none(),
+        };
+        self.cargo_check(&project, &manifest, &[], Some(&loose))
     }
 }
 

@@ -150,11 +150,15 @@ impl Config {
         }
         let file = root.join(CONFIG_FILE);
         if file.is_file() {
-            let text = read(&file)?;
-            let raw: RawConfig = parse(&file, &text)?;
-            config.apply(raw, &file, &text)?;
+            config.apply_file(&file, &read(&file)?)?;
         }
         Ok(config)
+    }
+
+    /// `text`, a `tensor-lint.toml` at `file`, over this configuration.
+    pub fn apply_file(&mut self, file: &Path, text: &str) -> Result<(), ToolError> {
+        let raw: RawConfig = parse(file, text)?;
+        self.apply(raw, file, text)
     }
 
     /// This configuration with a package's `[package.metadata.tensor-lint]` over it.

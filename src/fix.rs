@@ -7,6 +7,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use tensor_lint_analyzer::lexical::DelimiterError;
 use tensor_lint_analyzer::source::{FileId, SourceMap};
 use tensor_lint_lints::diagnostic::{Applicability, Edit};
 
@@ -60,10 +61,16 @@ fn fix_file(sources: &SourceMap, file: FileId, mut edits: Vec<&Edit>) -> FileOut
         Ok(text) => text,
         Err(reason) => return refuse(reason),
     };
-    if let Err(err) = tensor_lint_analyzer::syntax::parse_file(file, &fixed) {
+    // The run compiles the fixed code again and shows any error; a fix that leaves a
+    // delimiter open or a string unterminated is not written at all.
+    if let Some(problem) = tensor_lint_analyzer::lexical::scan(&fixed, |_| {}) {
+        let what = match problem {
+            DelimiterError::Unclosed { .. } => "a delimiter would be left open",
+            DelimiterError::Mismatched { .. } => "a delimiter would not match",
+            DelimiterError::Unterminated { .. } => "a string or comment would not end",
+        };
         return refuse(format!(
-            "the fixed file would not parse ({}); nothing was written",
-            err.label
+            "the fixed file would not parse ({what}); nothing was written"
         ));
     }
     match write_atomically(&source.path, &fixed) {

@@ -2,11 +2,10 @@
 //! formats of tensor-lint.
 //!
 //! Invariants:
-//! - The compiler front end ([`compiler`], the default) runs `cargo check`, as clippy
-//!   does, with this binary as rustc's wrapper; the library itself never links the
-//!   compiler (only the binary does). The syntax front end (`--front-end syntax`) never
-//!   builds or runs anything of the checked project: targets come from `cargo metadata
-//!   --no-deps`, sources are read as text.
+//! - A run is a straight line ([`run`]): `cargo check` of what was asked, as clippy
+//!   does, with this binary as rustc's wrapper ([`compiler`]), whose driver lowers,
+//!   analyses and lints each crate of the workspace; then fixes, baselines, rendering.
+//!   The library itself never links the compiler (only the binary does).
 //! - Renderers read [`report::Report`]s and never know which lint produced a finding.
 //! - Errors of the tool itself (usage, configuration, I/O) are miette reports and exit
 //!   status 2; findings are diagnostics and decide between 0 and 1.
@@ -19,47 +18,38 @@ pub mod cli;
 pub mod compiler;
 pub mod config;
 pub mod coverage;
-pub mod driver;
 pub mod error;
 pub mod fix;
+pub mod levels;
 mod partial;
 pub mod render;
 pub mod report;
+pub mod run;
 pub mod toolchain;
 pub mod workspace;
 
-/// One fuzzing input through the whole pipeline and every renderer; panics are the
-/// bugs the fuzz target (`fuzz/`) looks for.
+/// One fuzzing input through every reader of user input that runs outside the
+/// compiler: the configuration file, alias queries, `// tensor-lint:` comments and the
+/// annotations' arguments (the driver reads those inside rustc); panics are the bugs
+/// the fuzz target (`fuzz/`) looks for.
 pub fn fuzz_one(text: &str) {
-    use std::io::sink;
-    let (sources, diagnostics) = driver::check_text("fuzz.rs", text.to_string());
-    let origin = report::Origin {
-        package_id: "path+file:///fuzz#fuzz@0.0.0".into(),
-        manifest_path: "/fuzz/Cargo.toml".into(),
-        target_name: "fuzz".into(),
-        target_kind: vec!["bin".into()],
-        crate_types: vec!["bin".into()],
-        src_path: "/fuzz/fuzz.rs".into(),
-        edition: "2021".into(),
-    };
-    let findings = diagnostics
-        .into_iter()
-        .map(|diagnostic| report::Finding {
-            diagnostic,
-            origin: origin.clone(),
-        })
-        .collect();
-    let report = report::Report {
-        analysed: None,
-        sources: &sources,
-        findings,
-    };
-    for format in render::MessageFormat::ALL {
-        let _ = render::render(
-            format,
-            &report,
-            &render::RenderOptions { color: false },
-            &mut sink(),
-        );
+    use std::path::{Path, PathBuf};
+    use tensor_lint_analyzer::annotation_args;
+    use tensor_lint_analyzer::source::{FileId, SourceFile, Span};
+
+    let mut config = config::Config::new(PathBuf::from("/fuzz"));
+    if let Err(err) = config.apply_file(Path::new("/fuzz/tensor-lint.toml"), text) {
+        let _ = format!("{:?}", miette::Report::new(err));
     }
+    let _ = alias::query::run_jsonl(text.as_bytes(), std::io::sink());
+    let file = SourceFile::new(FileId(0), "fuzz.rs".into(), "fuzz.rs".into(), text.into());
+    let _ = tensor_lint_analyzer::suppress::comment_regions(
+        &file,
+        &[Span::new(FileId(0), 0, text.len())],
+    );
+    let _ = tensor_lint_analyzer::lexical::scan(text, |_| {});
+    let _ = annotation_args::names(text);
+    let _ = annotation_args::view_of(text);
+    let _ = annotation_args::kernel(text);
+    let _ = annotation_args::lint_names(text);
 }

@@ -29,10 +29,6 @@ static ALIGNED_ALLOC: unsafe extern "C" fn(usize, usize) -> *mut c_void =
 #[used]
 static FREE: unsafe extern "C" fn(*mut c_void) = jemalloc_sys::free;
 
-/// Deeply nested input (10,000 levels of parentheses) must not overflow the stack of
-/// the parser and the lowering: the whole run happens on a thread with room for it.
-const STACK_BYTES: usize = 512 * 1024 * 1024;
-
 fn main() -> ExitCode {
     let args: Vec<_> = std::env::args_os().collect();
     // Started by cargo as rustc's wrapper: this process is the compiler, with
@@ -44,10 +40,10 @@ fn main() -> ExitCode {
             .collect();
         return tensor_lint_driver::main(args);
     }
-    quiet_caught_panics();
+    // The command line runs on a thread of its own, so that a panic (a bug of ours)
+    // ends in a clear message and exit status 101 rather than an abort.
     let worker = std::thread::Builder::new()
         .name("tensor-lint".into())
-        .stack_size(STACK_BYTES)
         .spawn(move || cargo_tensor_lint::cli::run(args));
     let outcome = match worker {
         Ok(handle) => handle.join(),
@@ -67,17 +63,4 @@ fn main() -> ExitCode {
             ExitCode::from(101)
         }
     }
-}
-
-/// A panic while a unit is checked is caught and reported as a diagnostic naming the
-/// file; the default message with its backtrace is printed beside it only when
-/// `RUST_BACKTRACE` asks for one.
-fn quiet_caught_panics() {
-    let default = std::panic::take_hook();
-    std::panic::set_hook(Box::new(move |info| {
-        let backtrace = std::env::var_os("RUST_BACKTRACE").is_some_and(|v| v != "0");
-        if backtrace || !cargo_tensor_lint::driver::panic_is_reported() {
-            default(info);
-        }
-    }));
 }

@@ -229,19 +229,6 @@ fn build_scripts_run_as_cargo_check_runs_them_into_a_target_folder_of_its_own() 
 }
 
 #[test]
-fn the_syntax_front_end_runs_no_build_script() {
-    let (dir, marker) = package_with_a_build_script();
-    let output = bin()
-        .current_dir(&dir)
-        .args(["--front-end", "syntax"])
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
-    assert!(!marker.exists(), "the build script ran");
-    assert!(!dir.join("target").exists(), "something was built");
-}
-
-#[test]
 fn malformed_configuration_is_a_tool_error_with_the_toml_span() {
     let dir = scratch(
         "cli",
@@ -746,7 +733,6 @@ fn timings_say_where_the_time_went_and_how_the_oracle_decided() {
     let output = bin().current_dir(&dir).arg("--timings").output().unwrap();
     let err = stderr(&output);
     for phase in [
-        "discover",
         "cargo check",
         "lower",
         "lints + oracle",

@@ -1,25 +1,32 @@
-//! The lowering of the compiler front end, one behaviour per test: a small file is
-//! compiled with the driver and the IR it prints (`--dump-ir FILE.rs:FUNCTION`) is read
-//! for the ops the behaviour is about.
+//! The lowering of the compiler front end and the dataflow facts over its IR, one
+//! behaviour per test: a small file is compiled with the driver and the IR it prints
+//! (`--dump-ir FILE.rs:FUNCTION`) is read for the ops and facts the behaviour is about,
+//! or, for the path searches the lints run, the findings that rest on them.
 
 mod common;
 
+use common::lint::findings;
 use common::{bin, scratch};
 
-/// The IR of `function` in a file holding `source` (a crate of its own, std only).
-fn ir(source: &str, function: &str) -> String {
+/// What `--dump-ir TARGET` prints (`k.rs`: every function; `k.rs:NAME`: those named so)
+/// for a file `k.rs` holding `source` (a crate of its own, std only). A compile error is
+/// printed as an `error:` line instead of the IR.
+fn dump(source: &str, target: &str) -> String {
     let dir = scratch("lowering", &[("k.rs", source)]);
     let output = bin()
         .current_dir(&dir)
-        .args(["--front-end", "compiler", "--dump-ir"])
-        .arg(format!("k.rs:{function}"))
+        .args(["--dump-ir", target])
         .output()
         .expect("the linter runs");
-    let out = String::from_utf8_lossy(&output.stdout).into_owned();
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// The IR of `function` in a file holding `source`.
+fn ir(source: &str, function: &str) -> String {
+    let out = dump(source, &format!("k.rs:{function}"));
     assert!(
         out.contains(&format!("fn {function}")) || out.contains(&format!("::{function}")),
-        "no IR for `{function}`:\n{out}\n{}",
-        String::from_utf8_lossy(&output.stderr)
+        "no IR for `{function}`:\n{out}"
     );
     out
 }
@@ -46,6 +53,40 @@ fn ops(text: &str) -> impl Iterator<Item = &str> {
 /// Whether a dump releases something.
 fn releases(text: &str) -> bool {
     ops(text).any(|l| l.trim_start().starts_with("release "))
+}
+
+/// The lines of the `facts:` section of a dump of one function.
+fn facts(text: &str) -> Vec<&str> {
+    text.lines()
+        .skip_while(|l| l.trim() != "facts:")
+        .skip(1)
+        .take_while(|l| l.starts_with("    "))
+        .collect()
+}
+
+/// The blocks some value of the binding `name` is live into, by the facts of a dump.
+fn live_into(text: &str, name: &str) -> Vec<usize> {
+    facts(text)
+        .into_iter()
+        .filter_map(|l| {
+            let (block, values) = l.trim().strip_prefix("live into bb")?.split_once(": ")?;
+            let live = values
+                .split(", ")
+                .any(|v| v.split('%').next() == Some(name));
+            live.then(|| block.parse().ok())?
+        })
+        .collect()
+}
+
+/// The blocks of a dump that are inside a loop.
+fn loop_blocks(text: &str) -> Vec<usize> {
+    text.lines()
+        .filter_map(|l| {
+            let (block, rest) = l.trim().strip_prefix("bb")?.split_once(' ')?;
+            rest.starts_with("(loop depth")
+                .then(|| block.parse().ok())?
+        })
+        .collect()
 }
 
 #[test]
@@ -541,4 +582,336 @@ fn the_items_of_a_zip_are_pairs_of_the_items_of_both_sides() {
         ops(&numbered).any(|l| l.contains("write a") && l.contains("at r0+")),
         "{numbered}"
     );
+}
+
+#[test]
+fn branches_on_one_flag_take_the_same_side() {
+    // Allocated and released under one flag: no path allocates and skips the release.
+    // Released under the other side of the flag, the memory is never released.
+    let source = "use std::alloc::{alloc, dealloc, Layout};\n\
+                  pub unsafe fn same(need: bool, l: Layout) {\n\
+                  let p = if need { alloc(l) } else { std::ptr::null_mut() };\n\
+                  if need { dealloc(p, l) } }\n\
+                  pub unsafe fn opposite(need: bool, l: Layout) {\n\
+                  let p = if need { alloc(l) } else { std::ptr::null_mut() };\n\
+                  if !need { dealloc(p, l) } }\n";
+    let leaks = findings("leak", source);
+    assert_eq!(leaks.len(), 1, "{leaks:#?}");
+    assert_eq!(leaks[0].line, 6, "{leaks:#?}");
+}
+
+#[test]
+fn a_reassigned_flag_does_not_correlate_branches() {
+    // The flag the release tests is not the one the allocation tested when `stop`
+    // clears it in between; clearing another variable changes nothing.
+    let source = "use std::alloc::{alloc, dealloc, Layout};\n\
+                  pub unsafe fn reset(mut need: bool, stop: bool, l: Layout) {\n\
+                  let p = if need { alloc(l) } else { std::ptr::null_mut() };\n\
+                  if stop { need = false; }\n\
+                  if need { dealloc(p, l) } }\n\
+                  pub unsafe fn other(need: bool, stop: bool, l: Layout) -> bool {\n\
+                  let p = if need { alloc(l) } else { std::ptr::null_mut() };\n\
+                  let mut go = need;\n\
+                  if stop { go = false; }\n\
+                  if need { dealloc(p, l) } go }\n";
+    let leaks = findings("leak", source);
+    assert_eq!(leaks.len(), 1, "{leaks:#?}");
+    assert_eq!(leaks[0].line, 3, "{leaks:#?}");
+}
+
+#[test]
+fn early_return_is_a_path_without_the_release() {
+    let source = "use std::alloc::{alloc, dealloc, Layout};\n\
+                  pub unsafe fn early(bad: bool, l: Layout) {\n\
+                  let p = alloc(l);\n\
+                  if bad { return; }\n\
+                  dealloc(p, l) }\n\
+                  pub unsafe fn released_first(bad: bool, l: Layout) {\n\
+                  let p = alloc(l);\n\
+                  if bad { dealloc(p, l); return; }\n\
+                  dealloc(p, l) }\n";
+    let leaks = findings("leak", source);
+    assert_eq!(leaks.len(), 1, "{leaks:#?}");
+    // The path starts at the allocation and ends at the `return`.
+    assert_eq!(leaks[0].line, 3, "{leaks:#?}");
+    assert!(
+        leaks[0]
+            .labels
+            .iter()
+            .any(|(line, l)| *line == 4 && l.contains("returns here without releasing")),
+        "{leaks:#?}"
+    );
+}
+
+#[test]
+fn a_use_after_a_statement_is_found_after_it_and_none_after_the_last_use() {
+    // `a` is used after `b` is made in `after`; in `last` its last use comes before.
+    let source = "pub unsafe fn after(p: *mut f32, i: usize, j: usize) {\n\
+                  let a = &mut *p.add(i);\n\
+                  let b = &mut *p.add(j);\n\
+                  *b = 2.0;\n\
+                  *a = 1.0; }\n\
+                  pub unsafe fn last(p: *mut f32, i: usize, j: usize) {\n\
+                  let a = &mut *p.add(i);\n\
+                  *a = 1.0;\n\
+                  let b = &mut *p.add(j);\n\
+                  *b = 2.0; }\n";
+    let found = findings("unsafe_inplace", source);
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert_eq!(found[0].line, 3, "{found:#?}");
+    assert!(
+        found[0].has_label("while `a` is still in use"),
+        "{found:#?}"
+    );
+}
+
+#[test]
+fn a_use_at_the_top_of_a_loop_follows_a_statement_around_the_back_edge() {
+    // In `around`, the next round uses `a` after this round made `b`.
+    let source = "pub unsafe fn around(p: *mut f32, i: usize, j: usize, n: usize) {\n\
+                  let a = &mut *p.add(i);\n\
+                  for _ in 0..n {\n\
+                  *a += 1.0;\n\
+                  let b = &mut *p.add(j);\n\
+                  *b = 2.0; } }\n\
+                  pub unsafe fn before(p: *mut f32, i: usize, j: usize, n: usize) {\n\
+                  let a = &mut *p.add(i);\n\
+                  *a += 1.0;\n\
+                  for _ in 0..n {\n\
+                  let b = &mut *p.add(j);\n\
+                  *b = 2.0; } }\n";
+    let found = findings("unsafe_inplace", source);
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert_eq!(found[0].line, 5, "{found:#?}");
+}
+
+#[test]
+fn a_release_on_one_branch_joins_to_allocated_or_released() {
+    let source = "use std::alloc::{alloc, dealloc, Layout};\n\
+                  pub unsafe fn one(flag: bool, l: Layout) -> usize {\n\
+                  let p = alloc(l); if flag { dealloc(p, l) } l.size() }\n\
+                  pub unsafe fn both(flag: bool, l: Layout) -> usize {\n\
+                  let p = alloc(l); if flag { dealloc(p, l) } else { dealloc(p, l) } l.size() }\n";
+    let state_at_return = |function: &str| -> Vec<String> {
+        let dump = ir(source, function);
+        facts(&dump)
+            .into_iter()
+            .filter_map(|l| {
+                Some(
+                    l.trim()
+                        .strip_prefix("at return in bb")?
+                        .split_once(": ")?
+                        .1,
+                )
+            })
+            .map(str::to_string)
+            .collect()
+    };
+    assert_eq!(state_at_return("one"), ["r0: allocated | released"]);
+    assert_eq!(state_at_return("both"), ["r0: released"]);
+}
+
+#[test]
+fn a_second_release_sees_the_first() {
+    let source = "use std::alloc::{alloc, dealloc, Layout};\n\
+                  pub unsafe fn twice(l: Layout) {\n\
+                  let p = alloc(l);\n\
+                  dealloc(p, l);\n\
+                  dealloc(p, l); }\n\
+                  pub unsafe fn once(l: Layout) {\n\
+                  let p = alloc(l);\n\
+                  dealloc(p, l); }\n";
+    let found = findings("double_free", source);
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert_eq!(found[0].line, 5, "{found:#?}");
+    assert!(
+        found[0]
+            .labels
+            .iter()
+            .any(|(line, l)| *line == 4 && l.contains("first deallocated here")),
+        "{found:#?}"
+    );
+}
+
+#[test]
+fn a_value_used_after_a_loop_is_live_around_it() {
+    let source = "pub fn after(a: &mut [f32], n: usize) { for _ in 0..n {} a[0] = 1.0; }\n\
+                  pub fn before(a: &mut [f32], n: usize) { a[0] = 1.0; for _ in 0..n {} }\n";
+    let after = ir(source, "after");
+    let (live, looped) = (live_into(&after, "a"), loop_blocks(&after));
+    assert!(!looped.is_empty(), "{after}");
+    // Live into the entry, every block of the loop, and the block after it.
+    assert!(live.contains(&0), "{after}");
+    assert!(looped.iter().all(|b| live.contains(b)), "{after}");
+    assert!(live.len() > looped.len() + 1, "{after}");
+    let before = ir(source, "before");
+    let (live, looped) = (live_into(&before, "a"), loop_blocks(&before));
+    assert!(!looped.is_empty(), "{before}");
+    assert!(!looped.iter().any(|b| live.contains(b)), "{before}");
+}
+
+#[test]
+fn a_merged_value_may_point_to_both_roots() {
+    let source = "pub fn merged(c: bool, a: &mut [f32], b: &mut [f32]) {\n\
+                  let d = if c { a } else { b }; d[0] = 0.0; }\n\
+                  pub fn one(a: &mut [f32], b: &mut [f32]) { let d = a; d[0] = 0.0; b[0] = 0.0; }\n";
+    let merged = ir(source, "merged");
+    assert!(
+        facts(&merged)
+            .iter()
+            .any(|l| l.trim().starts_with("d%") && l.ends_with("may point to r0, r1")),
+        "{merged}"
+    );
+    let one = ir(source, "one");
+    assert!(
+        !facts(&one).iter().any(|l| l.contains("may point to")),
+        "{one}"
+    );
+}
+
+#[test]
+fn pointer_derived_views_are_unchecked_and_safe_slices_are_not() {
+    // Both functions write element 2 from two threads when `i = 2` and `j = 0`, as the
+    // oracle sees it; safe slices are bounds-checked, a view made from a pointer is not.
+    let source = "pub fn safe(v: &mut Vec<f32>, i: usize, j: usize) {\n\
+                  let (a, b) = v.split_at_mut(2);\n\
+                  std::thread::scope(|s| {\n\
+                  s.spawn(|| a[i] = 1.0);\n\
+                  s.spawn(|| b[j] = 2.0); }); }\n\
+                  pub fn raw(v: &mut Vec<f32>, i: usize, j: usize) {\n\
+                  let p = v.as_mut_ptr();\n\
+                  let r = unsafe { std::slice::from_raw_parts_mut(p.add(2), 4) };\n\
+                  let (a, _b) = v.split_at_mut(2);\n\
+                  std::thread::scope(|s| {\n\
+                  s.spawn(|| a[i] = 1.0);\n\
+                  s.spawn(|| r[j] = 2.0); }); }\n";
+    let races = findings("alias_race", source);
+    assert_eq!(races.len(), 1, "{races:#?}");
+    assert_eq!(races[0].line, 11, "{races:#?}");
+    assert!(races[0].has_label("writes `r`"), "{races:#?}");
+}
+
+#[test]
+fn a_zip_stops_with_its_shortest_source() {
+    let source = "pub fn zipped(a: &mut [f32], b: &[f32]) {\n\
+                  std::thread::scope(|s| { for (x, y) in a.iter_mut().zip(b.iter()) {\n\
+                  s.spawn(move || *x = *y); } }); }\n\
+                  pub fn single(a: &mut [f32]) {\n\
+                  std::thread::scope(|s| { for x in a.iter_mut() { s.spawn(move || *x = 1.0); } }); }\n";
+    let spawns = |function: &str| -> Vec<String> {
+        let dump = ir(source, function);
+        ops(&dump)
+            .filter(|l| l.trim_start().starts_with("spawn "))
+            .map(str::to_string)
+            .collect()
+    };
+    let zipped = spawns("zipped");
+    assert_eq!(zipped.len(), 1, "{zipped:?}");
+    assert!(
+        zipped[0].contains(" in 0..min(a.len, b.len) "),
+        "{zipped:?}"
+    );
+    let single = spawns("single");
+    assert_eq!(single.len(), 1, "{single:?}");
+    assert!(single[0].contains(" in 0..a.len "), "{single:?}");
+}
+
+#[test]
+fn fields_borrowed_from_a_struct_local_are_its_bytes() {
+    let source = "#[repr(C)] pub struct Stats { hits: u64, misses: u32, bins: [u64; 4] }\n\
+                  pub fn bump(a: u64) -> Stats {\n\
+                  let mut s = Stats { hits: a, misses: 0, bins: [a; 4] };\n\
+                  let h = &mut s.hits; *h += 1;\n\
+                  let m = &mut s.misses; *m = 2;\n\
+                  s }\n";
+    let bump = ir(source, "bump");
+    // The local is an object of the size the compiler gives it, counted in bytes.
+    assert!(
+        bump.lines()
+            .any(|l| l.contains("`s`: ") && l.contains("1-byte elements, shape [48]")),
+        "{bump}"
+    );
+    let writes: Vec<&str> = ops(&bump).filter(|l| l.contains("write ")).collect();
+    assert_eq!(writes.len(), 2, "{bump}");
+    assert!(
+        writes[0].contains("write h%") && writes[0].contains("+0[8:1]"),
+        "{bump}"
+    );
+    assert!(
+        writes[1].contains("write m%") && writes[1].contains("+8[4:1]"),
+        "{bump}"
+    );
+}
+
+#[test]
+fn annotation_errors_are_returned_not_panicked() {
+    let source = "#[tensor_lint::free(q)]\npub fn f(p: *mut u8) { let _ = p; }\n";
+    let out = ir(source, "f");
+    assert_eq!(
+        out.matches("error: cannot read `tensor_lint::free`: no parameter `q`")
+            .count(),
+        1,
+        "{out}"
+    );
+    assert_eq!(
+        out.lines().filter(|l| l.starts_with("fn ")).count(),
+        1,
+        "{out}"
+    );
+}
+
+#[test]
+fn recursive_functions_get_summaries_from_each_other() {
+    // Only `b` writes `v` itself; `a` writes it through `b`, and `b` calls `a` back.
+    let source = "pub fn a(n: usize, v: &mut [f32]) { if n > 0 { b(n - 1, v) } }\n\
+                  pub fn b(n: usize, v: &mut [f32]) { v[0] = 0.0; if n > 0 { a(n - 1, v) } }\n";
+    for function in ["a", "b"] {
+        let dump = ir(source, function);
+        assert!(dump.contains("  summary: writes [1]\n"), "{dump}");
+    }
+}
+
+#[test]
+fn callees_say_which_elements_they_write_through_a_pointer() {
+    let source = "pub unsafe fn mark(bits: *mut u8, i: usize) { *bits.add(i >> 3) |= 1; }\n\
+                  pub unsafe fn row(c: *mut f32, n: usize) { for j in 0..n { *c.add(j) = 0.0; } }\n\
+                  pub unsafe fn anywhere(c: *mut f32, v: &[usize]) { *c.add(v[0]) = 0.0; }\n\
+                  pub fn marks(bits: &mut [u8], i: usize) { unsafe { mark(bits.as_mut_ptr(), i) } }\n\
+                  pub fn rows(c: &mut [f32], n: usize) { unsafe { row(c.as_mut_ptr().add(n), n) } }\n";
+    // The caller writes the element the callee's parameters name, placed at its
+    // argument: `i / 8`, and `n` elements from where its pointer points.
+    let marks = ir(source, "marks");
+    assert_eq!(count(&marks, "write "), 1, "{marks}");
+    assert_eq!(count(&marks, "at r0+i/8[]"), 1, "{marks}");
+    let rows = ir(source, "rows");
+    assert_eq!(count(&rows, "write "), 1, "{rows}");
+    assert_eq!(count(&rows, "at r0+n[n:1]"), 1, "{rows}");
+    // A place read from memory is no place over the parameters: the write stays whole.
+    let anywhere = ir(source, "anywhere");
+    assert!(
+        anywhere.contains("summary: reads [1], writes [0]\n"),
+        "{anywhere}"
+    );
+    let writes: Vec<&str> = ops(&anywhere).filter(|l| l.contains("write ")).collect();
+    assert_eq!(writes.len(), 1, "{anywhere}");
+    assert!(!writes[0].contains(" at "), "{anywhere}");
+}
+
+#[test]
+fn the_dump_filter_matches_a_name_and_a_type_path() {
+    let source = "pub struct P;\n\
+                  impl P { pub fn get(&self) {} }\n\
+                  pub fn get() {}\n\
+                  pub fn other() {}\n";
+    let functions = |target: &str| -> Vec<String> {
+        dump(source, target)
+            .lines()
+            .filter(|l| l.starts_with("fn "))
+            .map(|l| l.split(" @ ").next().unwrap_or(l).to_string())
+            .collect()
+    };
+    assert_eq!(functions("k.rs"), ["fn P::get", "fn get", "fn other"]);
+    assert_eq!(functions("k.rs:get"), ["fn P::get", "fn get"]);
+    assert_eq!(functions("k.rs:P::get"), ["fn P::get"]);
+    assert!(dump(source, "k.rs:nothing").is_empty());
 }

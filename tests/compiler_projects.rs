@@ -17,7 +17,6 @@ const LEAKY: &str = "pub fn leak(n: usize) -> bool {\n    \
 fn check(dir: &Path, args: &[&str]) -> Output {
     bin()
         .current_dir(dir)
-        .args(["--front-end", "compiler"])
         .args(args)
         // A toolchain the project pins is never installed on its behalf.
         .env("RUSTUP_AUTO_INSTALL", "0")

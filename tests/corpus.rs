@@ -2,10 +2,10 @@
 //! linear-algebra, GPU, FFI and concurrency crates, each as `buggy.rs` (the bug's line
 //! marked `//~ LINT`) and `fixed.rs` (the fix applied).
 //!
-//! Both front ends run on every file. Every fixed version must be clean: it compiles
-//! (the files are compiled with the dependencies of `corpus/Cargo.toml`) and no lint
-//! reports anything. Whether each buggy version is detected (a finding of the marked
-//! lint that points at a marked line), by each front end, is written in the table of
+//! Every fixed version must be clean: it compiles (the files are compiled with the
+//! dependencies of `corpus/Cargo.toml`) and no lint reports anything. Whether each
+//! buggy version is detected (a finding of the marked lint that points at a marked
+//! line) is written in the table of
 //! `corpus/README.md`; the test fails when the table and the tool disagree, in either
 //! direction, so recall can only change with the table, in the same commit
 //! (`TENSOR_LINT_BLESS=1 cargo test --test corpus` rewrites it).
@@ -121,17 +121,13 @@ fn cases() -> Vec<Case> {
     out
 }
 
-/// The two front ends, as `--front-end` names them.
-const FRONT_ENDS: [&str; 2] = ["syntax", "compiler"];
-
-/// `(code, lines)` of every lint finding on `file` with `front_end`: the lines its
+/// `(code, lines)` of every lint finding on `file`: the lines its
 /// primary span and its labels point at (a write inside a callee is labelled where it
 /// happens). An error without a lint code (the file does not compile) is a finding
 /// `error`, so a fixed version must compile to be clean.
-fn findings(file: &Path, front_end: &str) -> Vec<(String, Vec<usize>)> {
+fn findings(file: &Path) -> Vec<(String, Vec<usize>)> {
     let output = bin()
         .args(["--message-format", "json", "--color", "never"])
-        .args(["--front-end", front_end])
         .arg(file)
         .output()
         .unwrap();
@@ -162,8 +158,8 @@ fn findings(file: &Path, front_end: &str) -> Vec<(String, Vec<usize>)> {
     out
 }
 
-/// What `lintcheck/real_releases.py` found in the case's real releases with the
-/// compiler front end (`corpus/real-releases.json`), as the table shows it, and whether
+/// What `lintcheck/real_releases.py` found in the case's real releases
+/// (`corpus/real-releases.json`), as the table shows it, and whether
 /// it counts: the buggy release flagged at the bug and the fixed release clean there.
 fn real_release(results: &serde_json::Value, case: &str) -> (String, Option<bool>) {
     let Some(r) = results.get(case) else {
@@ -205,7 +201,7 @@ fn without_reduction(results: &serde_json::Value, cases: &[Case]) -> String {
     for (class, rows) in by_class {
         writeln!(
             out,
-            "\nReal releases with no reduction ({class}):\n\n| case | crate | lint | release with the bug | first fixed | real release (compiler front end) |\n|---|---|---|---|---|---|"
+            "\nReal releases with no reduction ({class}):\n\n| case | crate | lint | release with the bug | first fixed | real release |\n|---|---|---|---|---|---|"
         )
         .unwrap();
         let (mut flagged, mut checked) = (0, 0);
@@ -257,31 +253,23 @@ fn fixed_versions_are_clean_and_the_table_says_what_is_detected() {
     let mut real = (0usize, 0usize, 0usize);
     let mut rows = String::new();
     let mut unclean = Vec::new();
-    // Per group: reductions detected by the syntax front end, by the compiler front
-    // end, and cases.
-    let mut totals: std::collections::BTreeMap<String, (usize, usize, usize)> = Default::default();
+    // Per group: reductions detected, and cases.
+    let mut totals: std::collections::BTreeMap<String, (usize, usize)> = Default::default();
     for case in &cases {
-        let mut detected = Vec::new();
-        for front_end in FRONT_ENDS {
-            let fixed = findings(&case.dir.join("fixed.rs"), front_end);
-            if !fixed.is_empty() {
-                unclean.push(format!(
-                    "{}/{} ({front_end} front end): {fixed:?}",
-                    case.group, case.name
-                ));
-            }
-            let buggy = findings(&case.dir.join("buggy.rs"), front_end);
-            let hit = case
-                .markers
-                .iter()
-                .filter(|(line, lint)| {
-                    buggy.iter().any(|(code, lines)| {
-                        lines.contains(line) && code == &format!("tensor_lint::{lint}")
-                    })
-                })
-                .count();
-            detected.push(hit);
+        let fixed = findings(&case.dir.join("fixed.rs"));
+        if !fixed.is_empty() {
+            unclean.push(format!("{}/{}: {fixed:?}", case.group, case.name));
         }
+        let buggy = findings(&case.dir.join("buggy.rs"));
+        let detected = case
+            .markers
+            .iter()
+            .filter(|(line, lint)| {
+                buggy.iter().any(|(code, lines)| {
+                    lines.contains(line) && code == &format!("tensor_lint::{lint}")
+                })
+            })
+            .count();
         let lints: BTreeSet<&str> = case.markers.iter().map(|(_, l)| l.as_str()).collect();
         let shown = |hit: usize| match (hit, case.markers.len()) {
             (0, _) => "no".to_string(),
@@ -289,9 +277,8 @@ fn fixed_versions_are_clean_and_the_table_says_what_is_detected() {
             (h, n) => format!("yes ({h} of {n} sites)"),
         };
         let total = totals.entry(case.group.clone()).or_default();
-        total.2 += 1;
-        total.0 += usize::from(detected[0] > 0);
-        total.1 += usize::from(detected[1] > 0);
+        total.1 += 1;
+        total.0 += usize::from(detected > 0);
         let h = &case.header;
         let short = &h.commit[..h.commit.len().min(12)];
         let (real_shown, counted) =
@@ -303,7 +290,7 @@ fn fixed_versions_are_clean_and_the_table_says_what_is_detected() {
         }
         writeln!(
             rows,
-            "| {}/{} | {} | `{short}` | {} | {} | {} | {} | {} | {} |",
+            "| {}/{} | {} | `{short}` | {} | {} | {} | {} | {} |",
             case.group,
             case.name,
             h.repository.trim_start_matches("https://github.com/"),
@@ -311,35 +298,30 @@ fn fixed_versions_are_clean_and_the_table_says_what_is_detected() {
             h.buggy_release,
             h.fixed_release,
             real_shown,
-            shown(detected[0]),
-            shown(detected[1]),
+            shown(detected),
         )
         .unwrap();
     }
     let mut table = String::new();
     table.push_str(BEGIN);
     table.push_str(
-        "\n| case | repository | fix | lint | release with the bug | first fixed | real release (compiler front end) | reduction detected (syntax front end) | reduction detected (compiler front end) |\n",
+        "\n| case | repository | fix | lint | release with the bug | first fixed | real release | reduction detected |\n",
     );
-    table.push_str("|---|---|---|---|---|---|---|---|---|\n");
+    table.push_str("|---|---|---|---|---|---|---|---|\n");
     table.push_str(&rows);
     table.push('\n');
-    let (syntax_hit, compiler_hit, all) = totals
+    let (hit, all) = totals
         .values()
-        .fold((0, 0, 0), |(a, b, c), (s, h, n)| (a + s, b + h, c + n));
+        .fold((0, 0), |(a, b), (h, n)| (a + h, b + n));
     writeln!(
         table,
-        "Real releases flagged at the bug, with the fixed release clean (compiler front end): {} of {} checked ({} cases)",
+        "Real releases flagged at the bug, with the fixed release clean: {} of {} checked ({} cases)",
         real.0, real.1, real.2
     )
     .unwrap();
-    writeln!(
-        table,
-        "Reductions detected: {syntax_hit} of {all} by the syntax front end, {compiler_hit} of {all} by the compiler front end"
-    )
-    .unwrap();
-    for (group, (s, h, n)) in &totals {
-        writeln!(table, "- {group}: {s} and {h} of {n}").unwrap();
+    writeln!(table, "Reductions detected: {hit} of {all}").unwrap();
+    for (group, (h, n)) in &totals {
+        writeln!(table, "- {group}: {h} of {n}").unwrap();
     }
     table.push_str(&without_reduction(&results, &cases));
     table.push_str(END);

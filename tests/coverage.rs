@@ -1,8 +1,6 @@
-//! What a run reads, and that the order it is given things in changes nothing: modules
-//! declared inside macros, `cfg_if!`/`cfg_select!` branches, `#[path]` and
-//! `#[cfg_attr(.., path = ..)]`, raw identifiers; the count of files and lines in every
-//! format; the note naming what no module declaration reaches; and byte-identical output
-//! whatever the order of loose files or of `mod` declarations.
+//! What a run reads, and that the order it is given things in changes nothing: the
+//! count of files and lines in every format, and byte-identical output whatever the
+//! order of loose files or of `mod` declarations.
 
 mod common;
 
@@ -11,10 +9,6 @@ use common::{bin, package, scratch};
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-fn fixture() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/crates/module_coverage")
-}
-
 fn text(output: &Output) -> String {
     format!(
         "{}{}status {:?}",
@@ -22,35 +16,6 @@ fn text(output: &Output) -> String {
         String::from_utf8_lossy(&output.stderr),
         output.status.code()
     )
-}
-
-/// The syntax front end finds the modules of a crate itself, without compiling it.
-#[test]
-fn the_syntax_front_end_reads_modules_declared_inside_macros_and_by_attributes() {
-    let output = bin()
-        .arg("--manifest-path")
-        .arg(fixture().join("Cargo.toml"))
-        .args(["--front-end", "syntax", "--timings", "--color=never"])
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&output.stderr);
-    // Every file but the orphan: lib, kernels (inside `cfg_fast!`), its `#[path]` child,
-    // both `cfg_if!` branches, both `cfg_select!` arms, both files of the `cfg_attr`
-    // module and `r#async`.
-    assert!(err.contains("10 files, 86 lines"), "{err}");
-    // The leak in a module declared inside a macro is found.
-    assert!(err.contains("--> src/kernels.rs:9:22"), "{err}");
-    assert!(
-        err.contains("note: 1 file under `src/` was not analysed"),
-        "{err}"
-    );
-    assert!(err.contains("not analysed: `src/orphan.rs`"), "{err}");
-    assert!(!err.contains("file not found"), "{err}");
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "a note and a warning fail nothing"
-    );
 }
 
 #[test]

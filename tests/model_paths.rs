@@ -13,7 +13,7 @@ fn every_model_row_of_a_loaded_library_resolves() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let output = bin()
         .current_dir(root)
-        .args(["--front-end", "compiler", "fixtures/ui/model-rows.rs"])
+        .arg("fixtures/ui/model-rows.rs")
         .env("TENSOR_LINT_CHECK_MODELS", "1")
         .output()
         .expect("the linter runs");

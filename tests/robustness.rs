@@ -55,16 +55,32 @@ fn a_file_rewritten_while_the_run_reads_it_never_crashes_it() {
 }
 
 /// A small deterministic fuzzer in the test suite (the long one is `scripts/fuzz.sh`):
-/// every fixture and demo file, cut, spliced and shuffled, through the whole pipeline
-/// and every renderer.
+/// every fixture and demo file (comments and annotations as users write them), a
+/// configuration and alias queries, cut, spliced and shuffled, through every reader of
+/// user input outside the compiler.
 #[test]
-fn mutated_fixtures_never_panic_the_pipeline() {
+fn mutated_inputs_never_panic_a_reader() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = Vec::new();
     for dir in ["fixtures/ui", "fixtures/demo/src"] {
         collect_rs(&root.join(dir), &mut files);
     }
     assert!(files.len() > 20, "the corpus is the fixtures and the demo");
+    let mut texts: Vec<String> = files
+        .iter()
+        .map(|f| std::fs::read_to_string(f).unwrap_or_default())
+        .collect();
+    texts.push(
+        "cache-line-bytes = 128\nexclude = [\"vendor/**\"]\n[lints]\nleak = \"deny\"\n\
+         [[models]]\npath = \"pool::Pool::take\"\neffect = \"alloc\"\n"
+            .into(),
+    );
+    texts.push(
+        "{\"a\":{\"offset\":0,\"shape\":[2,3],\"strides\":[3,1]},\
+         \"b\":{\"offset\":2,\"shape\":[3],\"strides\":[3]}}\n\
+         {\"a\":\"0:[4]:[1]\",\"b\":\"3:[4]:[1]\"}\n"
+            .into(),
+    );
     let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
     let mut next = move |bound: usize| {
         seed ^= seed << 13;
@@ -72,8 +88,7 @@ fn mutated_fixtures_never_panic_the_pipeline() {
         seed ^= seed << 17;
         (seed % bound.max(1) as u64) as usize
     };
-    for file in files {
-        let text = std::fs::read_to_string(&file).unwrap_or_default();
+    for text in texts {
         let lines: Vec<&str> = text.lines().collect();
         for _ in 0..12 {
             let mutated = match next(4) {

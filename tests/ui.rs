@@ -1,9 +1,5 @@
-//! UI tests: each fixture is checked as a loose file, as a user would check it, and the
-//! human output must equal `<case>.stderr` beside it.
-//!
-//! - `fixtures/ui/<lint>/<case>.rs`: the fixtures of every front end.
-//! - `fixtures/ui/compiler/<lint>/<case>.rs`: shapes only a reading of the compiler's
-//!   MIR can tell apart (`tests/ui_syntax.rs` leaves them out).
+//! UI tests: each fixture (`fixtures/ui/<lint>/<case>.rs`) is checked as a loose file,
+//! as a user would check it, and the human output must equal `<case>.stderr` beside it.
 //!
 //! Each loose file is compiled as a crate of its own, with the dependencies of
 //! `fixtures/ui/Cargo.toml`. A fixture may start with `//@ args: -D warnings` lines
@@ -17,17 +13,14 @@ use std::path::PathBuf;
 use common::ui::{check_expectations, files_in_groups, fixtures_in, repo_root};
 
 fn fixtures() -> Vec<PathBuf> {
-    let root = repo_root();
-    let mut cases = fixtures_in(&root.join("fixtures/ui"));
-    cases.extend(fixtures_in(&root.join("fixtures/ui/compiler")));
-    cases
+    fixtures_in(&repo_root().join("fixtures/ui"))
 }
 
 #[test]
 fn ui_fixtures_match_their_expected_output() {
     let cases = fixtures();
     assert!(!cases.is_empty(), "no UI fixtures found");
-    let failures = check_expectations(&cases, &[]);
+    let failures = check_expectations(&cases);
     assert!(
         failures.is_empty(),
         "{} of {} UI fixtures differ; run `TENSOR_LINT_BLESS=1 cargo test --test ui` to accept the new output{}",
@@ -46,14 +39,11 @@ fn every_fixture_has_an_expectation_and_no_expectation_is_orphaned() {
             case.display()
         );
     }
-    let root = repo_root();
-    for dir in [root.join("fixtures/ui"), root.join("fixtures/ui/compiler")] {
-        for path in files_in_groups(&dir, "stderr") {
-            assert!(
-                path.with_extension("rs").is_file(),
-                "{} has no fixture",
-                path.display()
-            );
-        }
+    for path in files_in_groups(&repo_root().join("fixtures/ui"), "stderr") {
+        assert!(
+            path.with_extension("rs").is_file(),
+            "{} has no fixture",
+            path.display()
+        );
     }
 }

@@ -1,6 +1,6 @@
-//! A light scan of Rust text for what syn does not keep: line comments (for
-//! `// tensor-lint: allow(…)`) and where delimiters fail to balance (to say more than
-//! "cannot parse string into token stream").
+//! A light scan of Rust text for what the compiler does not keep: line comments (for
+//! `// tensor-lint: allow(…)`), and where delimiters fail to balance (so that `--fix`
+//! never writes a file it has broken).
 
 /// A `//` comment (not a doc comment), with the byte offset of its `//` and its text
 /// after the slashes.
@@ -34,38 +34,10 @@ pub fn scan<'a>(
     })
 }
 
-/// `text` with every doc comment made a plain comment of the same length (`///` →
-/// `// `, `//!` → `// `, `/**` → `/* `, `/*!` → `/* `), so that every byte offset stays;
-/// `None` when it has none, or when its delimiters do not balance (the parser then
-/// reports the problem on the text as written). The analysis reads no documentation,
-/// and the parser turns each doc line into an attribute with a string literal: on
-/// well-documented code, most of the parsing time and memory.
-pub fn blank_doc_comments(text: &str) -> Option<String> {
-    let mut docs = Vec::new();
-    if walk(text, |comment| {
-        if let Comment::Doc { marker } = comment {
-            docs.push(marker);
-        }
-    })
-    .is_some()
-        || docs.is_empty()
-    {
-        return None;
-    }
-    let mut bytes = text.as_bytes().to_vec();
-    for at in docs {
-        bytes[at] = b' ';
-    }
-    // Only ASCII `/`, `*` and `!` were replaced by spaces.
-    String::from_utf8(bytes).ok()
-}
-
 enum Comment<'a> {
     Line(LineComment<'a>),
-    /// A doc comment; `marker` is the offset of its third character (`/`, `*` or `!`).
-    Doc {
-        marker: usize,
-    },
+    /// A doc comment, which is no `// tensor-lint:` comment.
+    Doc,
 }
 
 fn walk<'a>(text: &'a str, mut on_comment: impl FnMut(Comment<'a>)) -> Option<DelimiterError> {
@@ -82,7 +54,7 @@ fn walk<'a>(text: &'a str, mut on_comment: impl FnMut(Comment<'a>)) -> Option<De
                 // `///` and `//!` are doc comments, `////` a plain one.
                 let doc = body.starts_with('!') || body.starts_with('/') && !body.starts_with("//");
                 if doc {
-                    on_comment(Comment::Doc { marker: i + 2 });
+                    on_comment(Comment::Doc);
                 } else if !body.starts_with('/') {
                     on_comment(Comment::Line(LineComment {
                         start: i,
@@ -101,7 +73,7 @@ fn walk<'a>(text: &'a str, mut on_comment: impl FnMut(Comment<'a>)) -> Option<De
                             || third == Some(b'*')
                                 && !matches!(bytes.get(i + 3), Some(b'*' | b'/'));
                         if doc {
-                            on_comment(Comment::Doc { marker: i + 2 });
+                            on_comment(Comment::Doc);
                         }
                         i = end;
                     }
@@ -273,38 +245,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn doc_comments_become_plain_comments_of_the_same_length() {
-        let text = "//! crate docs\n/// item docs\n//// plain\n/** block */ /*! inner */ /**/ /*** x */\nfn f() { let s = \"/// not a comment\"; }\n";
-        let blanked = blank_doc_comments(text).expect("has doc comments");
-        assert_eq!(blanked.len(), text.len());
-        assert_eq!(
-            blanked,
-            "//  crate docs\n//  item docs\n//// plain\n/*  block */ /*  inner */ /**/ /*** x */\nfn f() { let s = \"/// not a comment\"; }\n"
-        );
-        // What the parser sees has no doc attribute left, and the same item spans.
-        let file = syn::parse_file(&blanked).expect("parses");
-        assert!(file.attrs.is_empty());
-        let syn::Item::Fn(f) = &file.items[0] else {
-            panic!("a function")
-        };
-        assert!(f.attrs.is_empty());
-        let at = f.sig.ident.span().byte_range().start;
-        assert_eq!(&text[at..at + 1], "f");
-    }
-
-    #[test]
     fn escaped_quotes_in_chars_do_not_start_a_comment() {
-        let text = "const Q: [char; 3] = ['\\'','\"', '\\\\'];\nconst S: &str = \"]///x\";\n/// doc\nfn f() {}\n";
-        let blanked = blank_doc_comments(text).expect("has a doc comment");
-        assert!(blanked.contains("\"]///x\""), "{blanked}");
-        assert!(blanked.contains("//  doc"), "{blanked}");
+        let text = "const Q: [char; 3] = ['\\'','\"', '\\\\'];\nconst S: &str = \"]// x\";\n// y\nfn f() {}\n";
+        assert_eq!(
+            comments(text),
+            [(text.find("// y").unwrap(), " y".to_string())]
+        );
         assert_eq!(scan(text, |_| {}), None);
-    }
-
-    #[test]
-    fn text_without_docs_or_with_broken_delimiters_is_left_to_the_parser() {
-        assert_eq!(blank_doc_comments("// plain\nfn f() {}\n"), None);
-        assert_eq!(blank_doc_comments("/// doc\nfn f( {\n"), None);
     }
 
     fn comments(text: &str) -> Vec<(usize, String)> {

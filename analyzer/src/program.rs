@@ -1,20 +1,18 @@
-//! The front end's entry point: [`analyze_crate`] builds the IR and dataflow facts of
-//! every function of one crate ([`crate::ir::dump`] prints them for people).
-//!
-//! Functions are lowered twice: once without summaries to find the call graph, then
-//! bottom-up over its strongly connected components with the summaries of their
-//! callees, iterating inside recursive components until the summaries are stable.
+//! The schedule of one crate's analysis: [`analyze_functions`] has the driver lower
+//! every function (callees first, each with the summaries known), lowers again only
+//! those whose callees' summaries changed after they were lowered, bottom-up over the
+//! call graph's strongly connected components (iterating inside recursive ones until
+//! the summaries are stable), and computes the dataflow facts of the result
+//! ([`crate::ir::dump`] prints them for people).
 
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use crate::dataflow::FnFacts;
-use crate::index::{FnAst, ItemIndex, StructItem};
+use crate::ir::structs::StructItem;
 use crate::ir::{FnId, FnIr};
-use crate::lower::{lower_fn, LowerCtx};
 use crate::models::Models;
-use crate::source::{SourceError, SourceMap};
+use crate::source::SourceError;
 use crate::summary::{bottom_up_components, FnSummary};
-use crate::syntax::CrateSources;
 
 /// Rounds of summary iteration inside one recursive component before its summaries
 /// are taken as they are (they only grow, so later rounds rarely change anything).
@@ -26,8 +24,6 @@ pub struct AnalysisOptions {
     pub cache_line_bytes: u32,
     /// Extra API models from `tensor-lint.toml`.
     pub models: Models,
-    /// The features and test flag the code is compiled with, as far as known.
-    pub cfg: crate::syntax::cfg::CfgSet,
 }
 
 impl Default for AnalysisOptions {
@@ -35,7 +31,6 @@ impl Default for AnalysisOptions {
         AnalysisOptions {
             cache_line_bytes: 64,
             models: Models::default(),
-            cfg: Default::default(),
         }
     }
 }
@@ -86,27 +81,6 @@ impl CrateIr {
     }
 }
 
-/// Build the IR and facts of one crate on this thread. Never panics on any input;
-/// problems with the input (a malformed `#[tensor_lint::kernel(assume(...))]`, an
-/// annotation naming no parameter) are returned as [`SourceError`]s in the result.
-/// [`crate::pipeline`] does the same with the crate's files spread over threads.
-pub fn analyze_crate(
-    krate: &CrateSources,
-    // Spans in the syntax trees are all the IR needs; the map is part of the driver's
-    // contract for facts that will need file text.
-    _sources: &SourceMap,
-    options: &AnalysisOptions,
-) -> CrateIr {
-    let (index, asts) = ItemIndex::build(krate);
-    let mut lowerer = HereLowerer {
-        index: &index,
-        models: &options.models,
-        cfg: &options.cfg,
-        asts: &asts,
-    };
-    analyze_index(&krate.name, &index, options, &mut lowerer, 1)
-}
-
 /// Summaries by function index, shared with the threads that lower; `None` while not
 /// yet computed. Written only between lowering batches.
 pub type SharedSummaries = Arc<RwLock<Vec<Option<FnSummary>>>>;
@@ -131,62 +105,12 @@ pub trait LowerFns {
     }
 }
 
-/// Lowers on the calling thread, which parsed every file.
-struct HereLowerer<'x, 'a> {
-    index: &'x ItemIndex,
-    models: &'x Models,
-    cfg: &'x crate::syntax::cfg::CfgSet,
-    asts: &'x [FnAst<'a>],
-}
-
-impl LowerFns for HereLowerer<'_, '_> {
-    fn lower(&mut self, fns: &[usize], summaries: &SharedSummaries) -> Vec<Option<FnIr>> {
-        let summaries = read(summaries);
-        let ctx = LowerCtx {
-            index: self.index,
-            models: self.models,
-            cfg: self.cfg,
-            summaries: &summaries,
-        };
-        fns.iter()
-            .map(|&f| lower_fn(&ctx, f, *self.asts.get(f)?))
-            .collect()
-    }
-}
-
 pub fn read(summaries: &SharedSummaries) -> RwLockReadGuard<'_, Vec<Option<FnSummary>>> {
     summaries.read().unwrap_or_else(|e| e.into_inner())
 }
 
 fn write(summaries: &SharedSummaries) -> RwLockWriteGuard<'_, Vec<Option<FnSummary>>> {
     summaries.write().unwrap_or_else(|e| e.into_inner())
-}
-
-/// The crate's analysis once its index is built: every function lowered without
-/// summaries to find the call graph, then the call graph's strongly connected
-/// components bottom-up, level by level. A component's callees outside it are on lower
-/// levels and final, so the components of one level are lowered together, in one batch
-/// that `lowerer` may spread over threads; inside a recursive component the functions
-/// are lowered one after another until their summaries are stable. The result does not
-/// depend on how `lowerer` spreads its batches.
-pub(crate) fn analyze_index(
-    name: &str,
-    index: &ItemIndex,
-    options: &AnalysisOptions,
-    lowerer: &mut dyn LowerFns,
-    threads: usize,
-) -> CrateIr {
-    let annotated: Vec<Option<FnSummary>> = (0..index.fns.len())
-        .map(|c| {
-            index
-                .fn_item(c)
-                .map(|item| FnSummary::from_annotations(&item.annotations))
-        })
-        .collect();
-    let mut ir = analyze_functions(name, &annotated, options, lowerer, threads);
-    ir.structs = index.structs.clone();
-    ir.errors = index.errors.clone();
-    ir
 }
 
 /// The bottom-up schedule over any front end: `annotated[f]` is the summary function
@@ -445,133 +369,70 @@ fn levels(n: usize, edges: &[Vec<usize>], comps: &[Vec<usize>]) -> Vec<Vec<usize
     levels
 }
 
-/// One source text parsed as a crate named `t`, for the tests of every module.
-#[cfg(test)]
-pub(crate) fn crate_of_text(text: &str) -> (CrateSources, SourceMap) {
-    let mut sources = SourceMap::new();
-    let file = sources.add("t.rs".into(), "t.rs".into(), text.into());
-    let ast = crate::syntax::parse_file(file, text).expect("test source parses");
-    let krate = CrateSources {
-        name: "t".into(),
-        files: vec![crate::syntax::ParsedFile {
-            file,
-            module_path: Vec::new(),
-            ast,
-        }],
-    };
-    (krate, sources)
-}
-
-/// Analyzes one source text as a crate, for the tests of every module.
-#[cfg(test)]
-pub(crate) fn analyze_text(text: &str) -> (CrateIr, SourceMap) {
-    let (krate, sources) = crate_of_text(text);
-    let ir = analyze_crate(&krate, &sources, &AnalysisOptions::default());
-    (ir, sources)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::oracle::Expr;
+    use crate::ir::Annotations;
 
-    #[test]
-    fn annotation_errors_are_returned_not_panicked() {
-        let (ir, _) = analyze_text("#[tensor_lint::free(q)] fn f(p: *mut u8) {}");
-        assert_eq!(ir.errors.len(), 1);
-        assert_eq!(ir.functions().count(), 1);
-    }
-
-    #[test]
-    fn recursive_functions_get_summaries_from_each_other() {
-        let (ir, _) = analyze_text(
-            "fn a(n: usize, v: &mut [f32]) { if n > 0 { b(n - 1, v) } }
-             fn b(n: usize, v: &mut [f32]) { v[0] = 0.0; if n > 0 { a(n - 1, v) } }",
-        );
-        for f in ir.functions() {
-            let s = ir.summary(f.id).expect("summarized");
-            assert!(s.writes.contains(&1), "{} {:?}", f.name, s);
-        }
-    }
-
-    #[test]
-    fn callees_say_which_elements_they_write_through_a_pointer() {
-        let (ir, _) = analyze_text(
-            "unsafe fn mark(bits: *mut u8, i: usize) { *bits.add(i >> 3) |= 1; }
-             unsafe fn row(c: *mut f32, n: usize) { for j in 0..n { *c.add(j) = 0.0; } }
-             unsafe fn anywhere(c: *mut f32, v: &[usize]) { *c.add(v[0]) = 0.0; }",
-        );
-        let summary = |name: &str| {
-            let f = ir.functions().find(|f| f.name == name).expect("lowered");
-            ir.summary(f.id).expect("summarized").clone()
-        };
-        let mark = summary("mark");
-        assert_eq!(mark.write_regions.len(), 1, "{mark:?}");
-        assert_eq!(mark.write_regions[0].offset, Expr::sym("i").div_floor(8));
-        assert!(mark.write_regions[0].dims.is_empty());
-        let row = summary("row");
-        assert_eq!(row.write_regions.len(), 1, "{row:?}");
-        assert_eq!(row.write_regions[0].dims[0].len, Expr::sym("n"));
-        // A place read from memory is no place over the parameters: the write stays whole.
-        let anywhere = summary("anywhere");
-        assert!(
-            anywhere.writes.contains(&0) && anywhere.write_regions.is_empty(),
-            "{anywhere:?}"
-        );
-    }
-
-    /// Lowers through the syntax front end in an order it is given, counting lowerings.
-    struct Ordered<'x, 'a> {
-        inner: HereLowerer<'x, 'a>,
-        order: Vec<usize>,
+    /// Lowers the chain `top -> mid -> leaf` (functions 0, 1, 2) without a front end, in
+    /// the order it is given (`None`: all at once), counting lowerings. `leaf` frees its
+    /// argument; a caller frees it when the summary of its callee known at the time says
+    /// the callee does, as a lowering that applies summaries at calls would.
+    struct Chain {
+        order: Option<Vec<usize>>,
         lowered: usize,
     }
 
-    impl LowerFns for Ordered<'_, '_> {
+    impl LowerFns for Chain {
         fn lower(&mut self, fns: &[usize], summaries: &SharedSummaries) -> Vec<Option<FnIr>> {
             self.lowered += fns.len();
-            self.inner.lower(fns, summaries)
+            let known = read(summaries);
+            fns.iter()
+                .map(|&f| {
+                    let callee_frees = known
+                        .get(f + 1)
+                        .and_then(Option::as_ref)
+                        .is_some_and(|s| s.frees.contains(&0));
+                    let frees = if f == 2 || callee_frees {
+                        vec![0]
+                    } else {
+                        Vec::new()
+                    };
+                    let callees = if f < 2 {
+                        vec![FnId(f as u32 + 1)]
+                    } else {
+                        Vec::new()
+                    };
+                    Some(FnIr {
+                        annotations: Annotations {
+                            frees,
+                            ..Annotations::default()
+                        },
+                        callees,
+                        ..FnIr::bare(FnId(f as u32), ["top", "mid", "leaf"][f])
+                    })
+                })
+                .collect()
         }
 
         fn callees_first(&mut self, _n: usize) -> Option<Vec<usize>> {
-            Some(self.order.clone())
+            self.order.clone()
         }
     }
 
-    /// The summaries and lowerings count of the chain `top -> mid -> leaf` (functions
-    /// 0, 1, 2, `leaf` writing its argument) lowered in `order`.
+    /// The summaries of the chain lowered in `order`, and how many lowerings it took.
     fn chain_in_order(order: Option<Vec<usize>>) -> (Vec<FnSummary>, usize) {
-        let text = "fn top(v: &mut [f32]) { mid(v) }
-                    fn mid(v: &mut [f32]) { leaf(v) }
-                    fn leaf(v: &mut [f32]) { v[0] = 1.0; }";
-        let (krate, _) = crate_of_text(text);
-        let (index, asts) = ItemIndex::build(&krate);
+        let mut lowerer = Chain { order, lowered: 0 };
+        let annotated = vec![Some(FnSummary::default()); 3];
         let options = AnalysisOptions::default();
-        let inner = HereLowerer {
-            index: &index,
-            models: &options.models,
-            cfg: &options.cfg,
-            asts: &asts,
-        };
-        let ir = match order {
-            Some(order) => {
-                let mut lowerer = Ordered {
-                    inner,
-                    order,
-                    lowered: 0,
-                };
-                let ir = analyze_index("t", &index, &options, &mut lowerer, 1);
-                return (ir.summaries, lowerer.lowered);
-            }
-            None => analyze_index("t", &index, &options, &mut { inner }, 1),
-        };
-        (ir.summaries, 0)
+        let ir = analyze_functions("t", &annotated, &options, &mut lowerer, 1);
+        (ir.summaries, lowerer.lowered)
     }
 
     #[test]
     fn callees_lowered_first_are_not_lowered_again_and_a_wrong_order_is_corrected() {
         let (all_at_once, _) = chain_in_order(None);
-        assert!(all_at_once[0].writes.contains(&0), "{all_at_once:?}");
+        assert!(all_at_once[0].frees.contains(&0), "{all_at_once:?}");
         // Callees first: each function once, with the same summaries.
         let (right, lowered) = chain_in_order(Some(vec![2, 1, 0]));
         assert_eq!(right, all_at_once);

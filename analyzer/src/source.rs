@@ -25,12 +25,6 @@ impl Span {
         Span { file, lo, hi }
     }
 
-    /// The span of a syn/proc-macro2 token range inside `file`.
-    pub fn from_proc_macro(file: FileId, span: proc_macro2::Span) -> Span {
-        let range = span.byte_range();
-        Span::new(file, range.start, range.end)
-    }
-
     pub fn range(self) -> std::ops::Range<usize> {
         self.lo as usize..self.hi as usize
     }
@@ -184,11 +178,6 @@ impl SourceMap {
 
     pub fn is_empty(&self) -> bool {
         self.files.is_empty()
-    }
-
-    /// The files, giving up the map (to merge maps built on different threads).
-    pub fn into_files(self) -> Vec<SourceFile> {
-        self.files
     }
 
     pub fn find_path(&self, path: &Path) -> Option<FileId> {

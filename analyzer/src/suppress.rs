@@ -1,12 +1,9 @@
-//! Where the user silenced findings: `#[tensor_lint::allow(…)]` on items (functions,
-//! `impl` blocks, inline modules) and `// tensor-lint: allow(…)` on the line before a
-//! statement or at the end of its line.
+//! Where the user silenced findings: `// tensor-lint: allow(…)` on the line before a
+//! statement or item, or at the end of its line. (`#[tensor_lint::allow(…)]` on items
+//! is read from the compiler's attributes by the driver, into the same regions.)
 //!
 //! The analyzer does not know which lint names exist; it returns the names as written,
 //! with their spans, and the caller checks them.
-
-use syn::spanned::Spanned;
-use syn::visit::Visit;
 
 use crate::source::{FileId, SourceError, SourceFile, Span};
 
@@ -22,28 +19,6 @@ pub struct AllowedName {
 pub struct AllowRegion {
     pub region: Span,
     pub names: Vec<AllowedName>,
-}
-
-/// The allows of one file, and the malformed ones as errors.
-pub fn collect(file: &SourceFile, ast: &syn::File) -> (Vec<AllowRegion>, Vec<SourceError>) {
-    let mut errors = Vec::new();
-    let targets = comment_targets(file, &mut errors);
-    let wants_attrs = file.text.contains("tensor_lint");
-    if targets.is_empty() && !wants_attrs {
-        return (Vec::new(), errors);
-    }
-    let mut collector = Collector {
-        file: file.id,
-        regions: Vec::new(),
-        errors,
-        // proc-macro2 lines are 1-based.
-        wanted_lines: targets.iter().map(|(line, _)| line + 1).collect(),
-        starts: Vec::new(),
-    };
-    collector.visit_file(ast);
-    let regions = target_regions(file, targets, &collector.starts);
-    collector.regions.extend(regions);
-    (collector.regions, collector.errors)
 }
 
 /// The comment allows of `file`, each covering the outermost of `starts` (the spans of
@@ -100,146 +75,6 @@ fn target_regions(
             AllowRegion { region, names }
         })
         .collect()
-}
-
-struct Collector {
-    file: FileId,
-    regions: Vec<AllowRegion>,
-    errors: Vec<SourceError>,
-    /// 1-based lines a comment allow covers: only statements and items starting there
-    /// are recorded.
-    wanted_lines: std::collections::BTreeSet<usize>,
-    /// Spans of statements and items: what a comment allow can cover.
-    starts: Vec<Span>,
-}
-
-impl Collector {
-    fn span(&self, node: &impl Spanned) -> Span {
-        Span::from_proc_macro(self.file, node.span())
-    }
-
-    /// Records where `node` starts if a comment allow may cover it.
-    fn start(&mut self, node: &impl Spanned) {
-        let span = node.span();
-        if self.wanted_lines.contains(&span.start().line) {
-            self.starts.push(Span::from_proc_macro(self.file, span));
-        }
-    }
-
-    /// The allow attributes among `attrs`, covering `item`.
-    fn attrs(&mut self, attrs: &[syn::Attribute], item: &impl Spanned) {
-        if !attrs.iter().any(|a| is_tensor_lint_allow(a.path())) {
-            return;
-        }
-        let item = self.span(item);
-        for attr in attrs {
-            if !is_tensor_lint_allow(attr.path()) {
-                continue;
-            }
-            match attr.parse_args_with(
-                syn::punctuated::Punctuated::<syn::Path, syn::Token![,]>::parse_terminated,
-            ) {
-                Ok(paths) if !paths.is_empty() => {
-                    let names = paths
-                        .iter()
-                        .map(|p| AllowedName {
-                            name: path_text(p),
-                            span: self.span(p),
-                        })
-                        .collect();
-                    self.regions.push(AllowRegion {
-                        region: item,
-                        names,
-                    });
-                }
-                Ok(_) => self.errors.push(SourceError {
-                    span: self.span(attr),
-                    message: "`tensor_lint::allow` needs at least one lint name".into(),
-                    label: "expected `allow(LINT, …)`".into(),
-                    unsure: false,
-                }),
-                Err(err) => self.errors.push(SourceError {
-                    span: Span::from_proc_macro(self.file, err.span()),
-                    message: format!("malformed `tensor_lint::allow`: {err}"),
-                    label: "expected a lint name".into(),
-                    unsure: false,
-                }),
-            }
-        }
-    }
-}
-
-fn is_tensor_lint_allow(path: &syn::Path) -> bool {
-    let mut segments = path.segments.iter();
-    matches!(
-        (segments.next(), segments.next(), segments.next()),
-        (Some(first), Some(second), None) if first.ident == "tensor_lint" && second.ident == "allow"
-    )
-}
-
-fn path_text(path: &syn::Path) -> String {
-    path.segments
-        .iter()
-        .map(|s| s.ident.to_string())
-        .collect::<Vec<_>>()
-        .join("::")
-}
-
-macro_rules! visit_item_kinds {
-    ($($method:ident($ty:ty) => $walk:path;)*) => {
-        $(
-            fn $method(&mut self, node: &'ast $ty) {
-                self.attrs(&node.attrs, node);
-                self.start(node);
-                $walk(self, node);
-            }
-        )*
-    };
-}
-
-impl<'ast> Visit<'ast> for Collector {
-    fn visit_item(&mut self, item: &'ast syn::Item) {
-        if let Some(attrs) = item_attrs(item) {
-            self.attrs(attrs, item);
-        }
-        self.start(item);
-        syn::visit::visit_item(self, item);
-    }
-
-    fn visit_stmt(&mut self, stmt: &'ast syn::Stmt) {
-        self.start(stmt);
-        syn::visit::visit_stmt(self, stmt);
-    }
-
-    visit_item_kinds! {
-        visit_impl_item_fn(syn::ImplItemFn) => syn::visit::visit_impl_item_fn;
-        visit_impl_item_const(syn::ImplItemConst) => syn::visit::visit_impl_item_const;
-        visit_trait_item_fn(syn::TraitItemFn) => syn::visit::visit_trait_item_fn;
-        visit_arm(syn::Arm) => syn::visit::visit_arm;
-        visit_field(syn::Field) => syn::visit::visit_field;
-    }
-}
-
-fn item_attrs(item: &syn::Item) -> Option<&[syn::Attribute]> {
-    use syn::Item::*;
-    Some(match item {
-        Const(i) => &i.attrs,
-        Enum(i) => &i.attrs,
-        ExternCrate(i) => &i.attrs,
-        Fn(i) => &i.attrs,
-        ForeignMod(i) => &i.attrs,
-        Impl(i) => &i.attrs,
-        Macro(i) => &i.attrs,
-        Mod(i) => &i.attrs,
-        Static(i) => &i.attrs,
-        Struct(i) => &i.attrs,
-        Trait(i) => &i.attrs,
-        TraitAlias(i) => &i.attrs,
-        Type(i) => &i.attrs,
-        Union(i) => &i.attrs,
-        Use(i) => &i.attrs,
-        _ => return None,
-    })
 }
 
 const COMMENT_PREFIX: &str = "tensor-lint:";
@@ -381,10 +216,21 @@ fn in_block_ends_with_code(text: &str, still_open: bool) -> bool {
 mod tests {
     use super::*;
 
-    fn allows(text: &str) -> (Vec<(String, Vec<String>)>, Vec<String>) {
+    use crate::source::FileId;
+
+    /// The comment allows of `text` as covered regions (text, names) and errors, with
+    /// `statements` (each found in `text`) as what a comment can cover, as the driver
+    /// gives the statements and items of the compiler's HIR.
+    fn allows(text: &str, statements: &[&str]) -> (Vec<(String, Vec<String>)>, Vec<String>) {
         let file = SourceFile::new(FileId(0), "a.rs".into(), "a.rs".into(), text.into());
-        let ast = crate::syntax::parse_file(FileId(0), text).expect("test input parses");
-        let (regions, errors) = collect(&file, &ast);
+        let starts: Vec<Span> = statements
+            .iter()
+            .map(|s| {
+                let lo = text.find(s).expect("statement in the text");
+                Span::new(FileId(0), lo, lo + s.len())
+            })
+            .collect();
+        let (regions, errors) = comment_regions(&file, &starts);
         let regions = regions
             .into_iter()
             .map(|r| {
@@ -404,19 +250,9 @@ mod tests {
     }
 
     #[test]
-    fn item_attribute_covers_the_whole_item() {
-        let (regions, errors) =
-            allows("#[tensor_lint::allow(leak, tensor_lint::alias_race)]\nfn f() { g(); }\n");
-        assert!(errors.is_empty());
-        assert_eq!(regions.len(), 1);
-        assert!(regions[0].0.contains("fn f() { g(); }"));
-        assert_eq!(regions[0].1, ["leak", "tensor_lint::alias_race"]);
-    }
-
-    #[test]
     fn comment_covers_the_next_statement_across_lines() {
         let text = "fn f() {\n    // tensor-lint: allow(leak)\n    let p = alloc(\n        4,\n    );\n    other();\n}\n";
-        let (regions, errors) = allows(text);
+        let (regions, errors) = allows(text, &["let p = alloc(\n        4,\n    );", "other();"]);
         assert!(errors.is_empty(), "{errors:?}");
         assert_eq!(
             regions,
@@ -437,7 +273,8 @@ mod tests {
             let text = format!(
                 "// tensor-lint: allow(leak)\n{docs}pub fn f() {{\n    g();\n}}\nfn h() {{}}\n"
             );
-            let (regions, errors) = allows(&text);
+            let (regions, errors) =
+                allows(&text, &["pub fn f() {\n    g();\n}", "g();", "fn h() {}"]);
             assert!(errors.is_empty(), "{errors:?}");
             assert_eq!(regions.len(), 1, "{docs:?}");
             assert_eq!(regions[0].0, "pub fn f() {\n    g();\n}", "{docs:?}");
@@ -447,7 +284,7 @@ mod tests {
     #[test]
     fn comment_allow_skips_blank_and_comment_lines() {
         let text = "fn f() {\n    // tensor-lint: allow(leak)\n\n    // why: the pool outlives us\n    g();\n}\n";
-        let (regions, _) = allows(text);
+        let (regions, _) = allows(text, &["g();"]);
         assert_eq!(regions[0].0, "g();");
     }
 
@@ -479,7 +316,7 @@ mod tests {
                 "unexpected text after `allow(…)`",
             ),
         ] {
-            let (regions, errors) = allows(text);
+            let (regions, errors) = allows(text, &["fn f() {}"]);
             assert!(regions.is_empty(), "{text}");
             assert_eq!(
                 errors,
@@ -490,18 +327,11 @@ mod tests {
     }
 
     #[test]
-    fn malformed_attribute_is_an_error() {
-        let (_, errors) = allows("#[tensor_lint::allow(\"leak\")]\nfn f() {}\n");
-        assert_eq!(errors.len(), 1);
-        assert!(
-            errors[0].starts_with("malformed `tensor_lint::allow`"),
-            "{errors:?}"
-        );
-    }
-
-    #[test]
     fn ordinary_comments_and_strings_are_ignored() {
-        let (regions, errors) = allows("fn f() {\n    let s = \"// tensor-lint: allow(leak)\";\n    // tensor lint is great\n}\n");
+        let (regions, errors) = allows(
+            "fn f() {\n    let s = \"// tensor-lint: allow(leak)\";\n    // tensor lint is great\n}\n",
+            &[],
+        );
         assert!(regions.is_empty() && errors.is_empty());
     }
 }

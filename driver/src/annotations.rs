@@ -20,14 +20,22 @@ use crate::files::Files;
 /// The tool the annotations are kept under.
 const TOOL: &str = "tensor_lint_annotation";
 
+/// The annotations as written, read as a tool's attributes where no macro expands them.
+const BARE_TOOL: &str = "tensor_lint";
+
 /// The variable the `tensor-lint` macros look for.
 const MACROS_ENV: &str = "TENSOR_LINT_ANNOTATIONS";
 
 /// Registers the annotations' tool for the crate these arguments compile, and tells
 /// the macros (which run in this process) to leave their attributes.
-pub(crate) fn register_tool(args: &mut Vec<String>) {
+/// With `bare`, `tensor_lint` itself is registered too, for a crate that has no
+/// `tensor-lint` dependency to expand its annotations (a loose file outside a package).
+pub(crate) fn register_tool(args: &mut Vec<String>, bare: bool) {
     args.push("-Zcrate-attr=feature(register_tool)".into());
     args.push(format!("-Zcrate-attr=register_tool({TOOL})"));
+    if bare {
+        args.push(format!("-Zcrate-attr=register_tool({BARE_TOOL})"));
+    }
     // SAFETY-free: the compiler has not started any thread yet.
     std::env::set_var(MACROS_ENV, "1");
 }
@@ -41,20 +49,22 @@ pub(crate) struct Found {
 
 /// The annotations on item `def`, in the order of [`NAMES`].
 pub(crate) fn on(tcx: TyCtxt<'_>, def: LocalDefId) -> Vec<Found> {
-    let tool = Symbol::intern(TOOL);
     let mut found = Vec::new();
     for name in NAMES {
-        let path = [tool, Symbol::intern(name)];
-        found.extend(tcx.tool_attrs(def, &path).map(|item| Found {
-            name: name.to_string(),
-            args: match &item.args {
-                AttrArgs::Delimited(delimited) => {
-                    rustc_ast_pretty::pprust::tts_to_string(&delimited.tokens)
-                }
-                _ => String::new(),
-            },
-            span: item.span,
-        }));
+        // A crate has one of the two: the macros replace what they expand.
+        for tool in [TOOL, BARE_TOOL] {
+            let path = [Symbol::intern(tool), Symbol::intern(name)];
+            found.extend(tcx.tool_attrs(def, &path).map(|item| Found {
+                name: name.to_string(),
+                args: match &item.args {
+                    AttrArgs::Delimited(delimited) => {
+                        rustc_ast_pretty::pprust::tts_to_string(&delimited.tokens)
+                    }
+                    _ => String::new(),
+                },
+                span: item.span,
+            }));
+        }
     }
     found
 }

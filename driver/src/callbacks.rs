@@ -43,6 +43,9 @@ pub(crate) struct Options {
     pub dump_ir: Option<String>,
     /// The rows of the user's configuration (`[[models]]` in `tensor-lint.toml`).
     pub models: Vec<tensor_lint_analyzer::models::ApiModel>,
+    /// `tensor_lint` is registered as a tool, its attributes read as the annotations: a
+    /// loose file outside any package has no `tensor-lint` crate to name.
+    pub tool_annotations: bool,
     /// The value of [`OPTIONS_ENV`] as read, which cargo is told the crate depends on.
     raw: Option<String>,
 }
@@ -66,10 +69,15 @@ impl Options {
             .and_then(|v| v.get("models"))
             .and_then(|m| serde_json::from_value(m.clone()).ok())
             .unwrap_or_default();
+        let tool_annotations = parsed
+            .as_ref()
+            .and_then(|v| v.get("tool_annotations")?.as_bool())
+            .unwrap_or(false);
         Options {
             cache_line_bytes,
             dump_ir,
             models,
+            tool_annotations,
             raw,
         }
     }

@@ -64,11 +64,13 @@ pub fn main(args: Vec<String>) -> ExitCode {
     rustc_driver::catch_with_exit_code(move || {
         // The compiler takes its own name first; cargo's rustc path stands for it.
         let mut compiler_args: Vec<String> = args.into_iter().skip(1).collect();
+        let analysed = callbacks::analyses(&compiler_args);
+        let options = analysed.then(callbacks::Options::from_env);
         if callbacks::compiles(&compiler_args) {
-            annotations::register_tool(&mut compiler_args);
+            let bare = options.as_ref().is_some_and(|o| o.tool_annotations);
+            annotations::register_tool(&mut compiler_args, bare);
         }
-        if callbacks::analyses(&compiler_args) {
-            let options = callbacks::Options::from_env();
+        if let Some(options) = options {
             rustc_driver::compiler_entrypoint(
                 &compiler_args,
                 &mut callbacks::Analysis::new(options),

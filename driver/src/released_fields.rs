@@ -15,7 +15,7 @@ use rustc_middle::mir::visit::{PlaceContext, Visitor};
 use rustc_middle::mir::{self, BasicBlock, Operand, Rvalue, StatementKind, TerminatorKind};
 use rustc_middle::ty::{self, TyCtxt};
 
-use tensor_lint_analyzer::index::ReleasedNotReset;
+use tensor_lint_analyzer::ir::structs::ReleasedNotReset;
 
 use crate::files::Files;
 

@@ -9,7 +9,7 @@ use rustc_hir::def_id::{DefId, LocalDefId};
 use rustc_middle::mir::{self, Operand, Rvalue, StatementKind, TerminatorKind};
 use rustc_middle::ty::{self, Ty, TyCtxt, TypingEnv};
 
-use tensor_lint_analyzer::index::{FieldInfo, StructItem};
+use tensor_lint_analyzer::ir::structs::{FieldInfo, StructItem};
 
 use crate::files::Files;
 use crate::lower::types;

@@ -184,9 +184,4 @@ impl Diagnostic {
                 .for_each(|e| relabel(&mut e.span));
         }
     }
-
-    /// Order of output: by file, then position, then message.
-    pub fn sort_key(&self) -> (Span, &str) {
-        (self.primary.span, &self.message)
-    }
 }

@@ -33,7 +33,7 @@ crate::declare_lint! {
     /// a new value of it built from a pointer copied out of another (`let Owned(p, _) =
     /// other; Owned(p, ..)`), which leaves `other` whole and dropped. Forgetting the old
     /// owner first, or handing the pointer to a call (which may take a reference for
-    /// the new owner), is not reported. With the compiler front end also: a `Clone`
+    /// the new owner), is not reported. Also: a `Clone`
     /// written by hand that builds the clone with such a pointer field copied from the
     /// value cloned (`Self { data: self.data, .. }`), unless it hands the pointer to a
     /// call first (`retain(self.handle)`); an owner rebuilt from a pointer with
@@ -43,7 +43,7 @@ crate::declare_lint! {
     /// (`ManuallyDrop::new`, `mem::forget`, `into_raw_parts`, `into_raw`) is not
     /// reported.
     ///
-    /// Released but not reset (compiler front end): a method of a type with its own
+    /// Released but not reset: a method of a type with its own
     /// `Drop` that releases what a pointer field points to, with the function `Drop`
     /// releases it with (or, for memory of the standard library's owners, `dealloc` or
     /// a `from_raw`), and leaves the field as it was on some path to its return: the
@@ -59,7 +59,7 @@ crate::declare_lint! {
     /// method the crate does not export unless a method the crate can call calls it
     /// and then leaves the field as it was.
     ///
-    /// A pointer a foreign accessor lends, made an owner of (compiler front end): a
+    /// A pointer a foreign accessor lends, made an owner of: a
     /// foreign function named as a getter (`pa_stream_get_context`,
     /// `SDL_GetWindowSurface`) that takes one pointer to an object and returns a
     /// pointer to another lends what the object keeps; handing its result to a
@@ -80,8 +80,8 @@ crate::declare_lint! {
     /// on another (`realloc`) hands the caller's block over, and frees nothing under
     /// the pointer it returns.
     ///
-    /// Memory dropped before it ever held a value is reported too (with the compiler
-    /// front end, which sees the drops an assignment makes): an assignment through a
+    /// Memory dropped before it ever held a value is reported too (the compiler makes
+    /// the drop an assignment does explicit): an assignment through a
     /// pointer or reference (`*p = v`, `v[i] = x`, `ctx.name = s`) drops the value it
     /// replaces, and into memory fresh from an allocator that leaves it uninitialised
     /// (`alloc`, `Box::new_uninit`, the spare capacity of `Vec::with_capacity` after
@@ -98,8 +98,8 @@ crate::declare_lint! {
     /// straight path after it counts by growing the length (`*self.end() = x;
     /// self.set_len(self.len + 1)`, the same with a `Vec`'s spare capacity).
     ///
-    /// Values dropped twice by a panic are reported too (with the compiler front end,
-    /// which sees the unwinding): between a bitwise copy of a value that the memory
+    /// Values dropped twice by a panic are reported too (the compiler makes the
+    /// unwinding explicit): between a bitwise copy of a value that the memory
     /// still holds (`ptr::read`, `ptr::copy` within one owner, elements dropped in
     /// place that the owner still counts) and the write, `forget` or length change
     /// that leaves one owner, a call that may panic unwinds through both. Calls that
@@ -118,7 +118,7 @@ crate::declare_lint! {
     /// way until the place is written again: unwinding drops its owner, and the
     /// placeholder's bytes with it.
     ///
-    /// A slot counted before it is written (compiler front end): a method taking
+    /// A slot counted before it is written: a method taking
     /// `&mut self` updates a field of the container that its `Drop` reads to drop
     /// values in place (`self.ids.insert(id)`, `self.live[id] = true`, `self.len +=
     /// 1`), and then stores with `ptr::write` the result of code the caller supplies (a
@@ -132,7 +132,7 @@ crate::declare_lint! {
     /// dropped, and the container's `Drop` drops them again. Not reported inside the
     /// type's own `Drop`, which a panic does not run again.
     ///
-    /// A value read out of a node that still owns it (compiler front end):
+    /// A value read out of a node that still owns it:
     /// `ptr::read` of a field of a struct of the crate reached through a pointer or a
     /// reference (`ptr::read(&(*node).value)`, or a `ref` binding into the node), when
     /// the crate destroys values of that struct with their fields dropped
@@ -194,7 +194,7 @@ use tensor_lint_analyzer::ir::{
     ReleaseKind, RootId,
     RootOrigin, TyClass, ValueId, ValueKind,
 };
-use tensor_lint_analyzer::index::{ReleasedNotReset, StructItem};
+use tensor_lint_analyzer::ir::structs::{ReleasedNotReset, StructItem};
 use tensor_lint_analyzer::source::Span;
 
 use crate::context::{LintContext, LintFinding};
@@ -1169,122 +1169,4 @@ fn uninit_drop_diagnostic(
     .with_label(r.span, format!("allocated here{made}, without initialising it"))
     .with_note("dropping memory that holds no value runs `Drop` on garbage: it frees pointers that were never allocated")
     .with_help("store the first value with `std::ptr::write` (or `MaybeUninit::write`), which does not drop what was there")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::test_support::findings_of;
-
-    #[test]
-    fn dealloc_through_a_copied_pointer_is_a_second_release() {
-        let found = findings_of(
-            check,
-            "fn k(l: std::alloc::Layout) {
-                 let p = unsafe { std::alloc::alloc(l) };
-                 let q = p;
-                 unsafe { std::alloc::dealloc(p, l) };
-                 unsafe { std::alloc::dealloc(q, l) };
-             }",
-        );
-        assert_eq!(found.len(), 1, "{found:?}");
-        assert!(
-            found[0].notes.iter().any(|n| n.contains("same allocation")),
-            "{:?}",
-            found[0].notes
-        );
-    }
-
-    #[test]
-    fn releases_on_exclusive_branches_are_quiet() {
-        let found = findings_of(
-            check,
-            "fn k(l: std::alloc::Layout, c: bool) {
-                 let p = unsafe { std::alloc::alloc(l) };
-                 if c { unsafe { std::alloc::dealloc(p, l) } } else { unsafe { std::alloc::dealloc(p, l) } }
-             }",
-        );
-        assert!(found.is_empty(), "{found:?}");
-    }
-
-    #[test]
-    fn allocate_and_release_per_iteration_is_quiet() {
-        let found = findings_of(
-            check,
-            "fn k(l: std::alloc::Layout, n: usize) {
-                 for _ in 0..n { let p = unsafe { std::alloc::alloc(l) }; unsafe { std::alloc::dealloc(p, l) }; }
-             }",
-        );
-        assert!(found.is_empty(), "{found:?}");
-    }
-
-    #[test]
-    fn release_inside_a_loop_of_an_outer_allocation_repeats() {
-        let found = findings_of(
-            check,
-            "fn k(l: std::alloc::Layout, n: usize) {
-                 let p = unsafe { std::alloc::alloc(l) };
-                 for _ in 0..n { unsafe { std::alloc::dealloc(p, l) }; }
-             }",
-        );
-        assert_eq!(found.len(), 1, "{found:?}");
-        assert!(
-            found[0].message.contains("next iteration"),
-            "{}",
-            found[0].message
-        );
-    }
-
-    #[test]
-    fn pointer_nulled_after_its_release_is_not_released_again() {
-        let found = findings_of(
-            check,
-            "fn k(l: std::alloc::Layout, early: bool) {
-                 let mut p = unsafe { std::alloc::alloc(l) };
-                 if early { unsafe { std::alloc::dealloc(p, l) }; p = std::ptr::null_mut(); }
-                 if !p.is_null() { unsafe { std::alloc::dealloc(p, l) } }
-             }",
-        );
-        assert!(found.is_empty(), "{found:?}");
-    }
-
-    #[test]
-    fn owner_dropped_after_its_buffer_was_deallocated_frees_twice() {
-        let found = findings_of(
-            check,
-            "fn k(n: usize, l: std::alloc::Layout) {
-                 let mut v = vec![0.0f32; n];
-                 unsafe { std::alloc::dealloc(v.as_mut_ptr() as *mut u8, l) };
-             }",
-        );
-        assert_eq!(found.len(), 1, "{found:?}");
-        assert!(
-            found[0].primary.message.contains("end of its scope"),
-            "{:?}",
-            found[0].primary
-        );
-    }
-
-    #[test]
-    fn old_block_is_freed_where_realloc_failed() {
-        let found = findings_of(
-            check,
-            "fn k(l: std::alloc::Layout) -> *mut u8 {
-                 let p = unsafe { std::alloc::alloc(l) };
-                 let q = unsafe { std::alloc::realloc(p, l, 64) };
-                 if q.is_null() { unsafe { std::alloc::dealloc(p, l) } }
-                 q
-             }",
-        );
-        assert!(found.is_empty(), "{found:?}");
-    }
-
-    #[test]
-    fn dropping_the_rebuilt_box_is_its_only_release() {
-        let found = findings_of(
-            check,
-            "fn k(p: *mut [f32; 4]) { let b = unsafe { Box::from_raw(p) }; drop(b); }",
-        );
-        assert!(found.is_empty(), "{found:?}");
-    }
 }

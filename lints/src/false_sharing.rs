@@ -656,58 +656,6 @@ fn finding(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_support::findings_of;
-
-    const COUNTERS: &str = "fn k(pts: &[f32]) {
-        let mut hits: Vec<ELEM> = vec![Default::default(); rayon::current_num_threads()];
-        hits.par_iter_mut().for_each(|h| { for p in pts { *h += 1; } });
-    }";
-
-    #[test]
-    fn packed_counters_bumped_in_a_loop_share_a_line() {
-        let found = findings_of(check, &COUNTERS.replace("ELEM", "u64"));
-        assert_eq!(found.len(), 1, "{found:?}");
-        assert!(found[0].message.contains("64-byte cache line"));
-        assert!(
-            found[0].helps[0].contains("CachePadded<u64>"),
-            "{:?}",
-            found[0].helps
-        );
-    }
-
-    #[test]
-    fn cache_padded_counters_do_not_share_a_line() {
-        let found = findings_of(check, &COUNTERS.replace("ELEM", "CachePadded<u64>"));
-        assert!(found.is_empty(), "{found:?}");
-    }
-
-    #[test]
-    fn per_item_writes_of_a_long_parallel_iteration_are_not_reported() {
-        let found = findings_of(
-            check,
-            "fn k(grad: &mut Vec<f32>, obstacles: &[f32]) {
-                 grad.par_iter_mut().for_each(|g| { for o in obstacles { *g += o; } });
-             }",
-        );
-        assert!(found.is_empty(), "{found:?}");
-    }
-
-    #[test]
-    fn a_constant_count_of_per_thread_slots_is_reported_with_why() {
-        let found = findings_of(
-            check,
-            "fn k(pts: &[f32]) {
-                 let mut hits = [0u32; 16];
-                 hits.par_iter_mut().for_each(|h| { for p in pts { *h += 1; } });
-             }",
-        );
-        assert_eq!(found.len(), 1, "{found:?}");
-        assert!(
-            found[0].notes.iter().any(|n| n.contains("only 16 items")),
-            "{:?}",
-            found[0].notes
-        );
-    }
 
     #[test]
     fn slots_per_thread_needs_a_thread_sized_count() {
@@ -721,34 +669,6 @@ mod tests {
         assert!(slots_per_thread(&it(Expr::int(8))).is_some());
         assert!(slots_per_thread(&it(Expr::int(1000))).is_none());
         assert!(slots_per_thread(&it(Expr::sym("n"))).is_none());
-    }
-
-    #[test]
-    fn neighbouring_struct_fields_bumped_by_two_tasks_share_a_line() {
-        let found = findings_of(
-            check,
-            "struct Stats { hits: u64, misses: u64 }
-             fn k(pts: &[f32]) {
-                 let mut s = Stats { hits: 0, misses: 0 };
-                 let (h, m) = (&mut s.hits, &mut s.misses);
-                 rayon::join(|| for p in pts { *h += 1; }, || for p in pts { *m += 1; });
-             }",
-        );
-        assert_eq!(found.len(), 1, "{found:?}");
-        assert!(
-            found[0].helps[0].contains("CachePadded<u64>` fields"),
-            "{:?}",
-            found[0].helps
-        );
-    }
-
-    #[test]
-    fn counters_written_once_are_not_reported() {
-        let found = findings_of(
-            check,
-            "fn k(hits: &mut Vec<u64>) { hits.par_iter_mut().for_each(|h| *h = 1); }",
-        );
-        assert!(found.is_empty(), "{found:?}");
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! Invariants:
 //! - One lint per file: its declaration with docs, and its check; one line in the list
 //!   below registers it (`book/src/contributing/adding-a-lint.md`).
-//! - Lints read the analyzer's facts and never touch syntax.
+//! - Lints read the analyzer's facts and never read MIR.
 //! - Produces [`diagnostic::Diagnostic`]s; knows nothing of how they are rendered.
 
 #![forbid(unsafe_code)]
@@ -27,6 +27,3 @@ declare_lints! {
     missed_inplace::MISSED_INPLACE,
     alloc_in_loop::ALLOC_IN_LOOP,
 }
-
-#[cfg(test)]
-mod test_support;

@@ -277,46 +277,6 @@ fn finding(f: &FnIr, p: &Producer, form: &str, input: ValueId) -> LintFinding {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_support::findings_of;
-
-    #[test]
-    fn dead_owned_input_of_mapv_gets_a_machine_applicable_rename() {
-        let found = findings_of(
-            check,
-            "#[tensor_lint::kernel] fn k(x: ndarray::Array2<f32>) -> ndarray::Array2<f32> { let y = x.mapv(|v| v + 1.0); y }",
-        );
-        assert_eq!(found.len(), 1);
-        let s = &found[0].suggestions[0];
-        assert_eq!(s.applicability, Applicability::MachineApplicable);
-        assert_eq!(s.edits[0].replacement, "mapv_into_any");
-        assert_eq!(s.edits[0].span.hi - s.edits[0].span.lo, "mapv".len() as u32);
-    }
-
-    #[test]
-    fn input_used_later_or_outside_a_kernel_is_not_reported() {
-        let later = "#[tensor_lint::kernel] fn k(x: ndarray::Array2<f32>) -> f32 { let y = x.mapv(|v| v + 1.0); x.sum() + y.sum() }";
-        assert!(findings_of(check, later).is_empty());
-        let cold = "fn k(x: ndarray::Array2<f32>) -> ndarray::Array2<f32> { x.mapv(|v| v + 1.0) }";
-        assert!(findings_of(check, cold).is_empty());
-    }
-
-    #[test]
-    fn input_used_again_inside_the_expression_is_not_moved() {
-        let text = "#[tensor_lint::kernel] fn k(x: ndarray::Array2<f32>) -> ndarray::Array2<f32> { let y = &x - x.sum(); y }";
-        assert!(findings_of(check, text).is_empty());
-    }
-
-    #[test]
-    fn borrowed_left_operand_is_taken_by_value() {
-        let found = findings_of(
-            check,
-            "#[tensor_lint::kernel] fn k(x: ndarray::Array2<f32>, m: f32) -> ndarray::Array2<f32> { let y = &x - m; y }",
-        );
-        assert_eq!(found.len(), 1);
-        let edit = &found[0].suggestions[0].edits[0];
-        assert_eq!(edit.replacement, "");
-        assert_eq!(edit.span.hi - edit.span.lo, 1, "only the `&` goes");
-    }
 
     #[test]
     fn only_arithmetic_operators_count_as_operators() {

@@ -13,7 +13,7 @@ crate::declare_lint! {
     /// returns pointers into them: each is dropped when the closure returns, so the
     /// list of pointers collected from it dangles.
     ///
-    /// With the compiler front end, pointers into the storage of a local or a
+    /// Pointers into the storage of a local or a
     /// temporary are followed too: a raw pointer made from a borrow of one (`&tmp as
     /// *const _`, a method that returns a pointer into its receiver called on a
     /// temporary, a field of an options struct set to such a pointer) that is
@@ -27,7 +27,7 @@ crate::declare_lint! {
     /// temporary whose lifetime the compiler extends (`let p = &make() as *const _;`)
     /// lives to the end of its block and is not reported.
     ///
-    /// Also with the compiler front end, a node retired while another pointer of the
+    /// Also a node retired while another pointer of the
     /// structure may still point to it: a method of a struct with two atomic pointers
     /// to nodes of one type (a queue's `head` and `tail`) loads one, moves it to
     /// another node (`compare_exchange`, `store`, `swap`) and hands a node of that type
@@ -416,8 +416,8 @@ fn diagnostic(
         )
     };
     // Only a temporary's drop releases memory through a pointer at a scope's end:
-    // `let p = vec![..].as_ptr();` drops the vector when the statement ends. A front end
-    // that drops the temporary itself drops a value with no name.
+    // `let p = vec![..].as_ptr();` drops the vector when the statement ends; the
+    // temporary dropped is a value with no name.
     let temporary = release.how == ReleaseKind::ScopeEnd
         && (matches!(f.value(release.value).kind, ValueKind::RawPtr(_))
             || f.value(release.value).name.is_none());
@@ -465,88 +465,4 @@ fn diagnostic(
         );
     }
     d.with_help("finish every use of the memory before it is released, or release it later")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::test_support::findings_of;
-
-    #[test]
-    fn read_through_a_pointer_after_dealloc_is_reported() {
-        let found = findings_of(
-            check,
-            "fn k(l: std::alloc::Layout) {
-                 let p = unsafe { std::alloc::alloc(l) } as *mut f32;
-                 unsafe { std::alloc::dealloc(p as *mut u8, l) };
-                 let x = unsafe { *p };
-             }",
-        );
-        assert_eq!(found.len(), 1, "{found:?}");
-        assert!(found[0].message.contains("read"), "{}", found[0].message);
-    }
-
-    #[test]
-    fn use_before_the_release_is_quiet() {
-        let found = findings_of(
-            check,
-            "fn k(l: std::alloc::Layout) {
-                 let p = unsafe { std::alloc::alloc(l) } as *mut f32;
-                 unsafe { *p = 1.0 };
-                 unsafe { std::alloc::dealloc(p as *mut u8, l) };
-             }",
-        );
-        assert!(found.is_empty(), "{found:?}");
-    }
-
-    #[test]
-    fn raw_pointer_into_a_dropped_vector_dangles() {
-        let found = findings_of(
-            check,
-            "fn k(n: usize) -> f32 {
-                 let p = { let v = vec![0.0f32; n]; v.as_ptr() };
-                 unsafe { *p }
-             }",
-        );
-        assert_eq!(found.len(), 1, "{found:?}");
-        assert!(
-            found[0].secondary[0].message.contains("end of its scope"),
-            "{:?}",
-            found[0].secondary
-        );
-    }
-
-    #[test]
-    fn element_cast_to_a_number_after_the_release_is_a_read() {
-        let found = findings_of(
-            check,
-            "fn k(l: std::alloc::Layout) -> f64 {
-                 let p = unsafe { std::alloc::alloc(l) } as *mut f32;
-                 unsafe { std::alloc::dealloc(p as *mut u8, l) };
-                 let x = unsafe { *p.add(1) } as f64;
-                 x
-             }",
-        );
-        assert_eq!(found.len(), 1, "{found:?}");
-        assert!(found[0].message.contains("is read"), "{}", found[0].message);
-    }
-
-    #[test]
-    fn owner_borrowed_after_an_explicit_drop_is_not_reported_without_a_raw_pointer() {
-        // Safe code cannot do this; what the analyzer sees must not become a finding.
-        let found = findings_of(
-            check,
-            "fn k(n: usize) -> usize { let v = vec![0.0f32; n]; let len = v.len(); drop(v); len }",
-        );
-        assert!(found.is_empty(), "{found:?}");
-    }
-
-    #[test]
-    fn rebuilt_box_may_be_used() {
-        let found = findings_of(
-            check,
-            "fn k(p: *mut [f32; 4]) -> f32 { let b = unsafe { Box::from_raw(p) }; b[0] }",
-        );
-        assert!(found.is_empty(), "{found:?}");
-    }
 }

@@ -1,6 +1,6 @@
 //! `cargo tensor-lint alias`: one overlap decided and explained, or a stream of queries.
 
-mod query;
+pub(crate) mod query;
 
 use std::io::Write;
 use std::process::ExitCode;

@@ -2,6 +2,7 @@
 
 #![allow(dead_code)] // each test crate uses its own part of this module
 
+pub mod lint;
 pub mod ui;
 
 use std::path::{Path, PathBuf};

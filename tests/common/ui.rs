@@ -57,16 +57,15 @@ fn extra_args(source: &str) -> Vec<String> {
         .collect()
 }
 
-/// Runs the linter (with `front_end`'s arguments) on one fixture, as a user would, and
+/// Runs the linter on one fixture, as a user would, and
 /// returns what it printed on stderr followed by its exit status.
-pub fn run_fixture(case: &Path, front_end: &[&str]) -> String {
+pub fn run_fixture(case: &Path) -> String {
     let relative = case
         .strip_prefix(repo_root())
         .expect("fixture inside the repository");
     let source = std::fs::read_to_string(case).unwrap_or_default();
     let output = Command::new(env!("CARGO_BIN_EXE_cargo-tensor-lint"))
         .current_dir(repo_root())
-        .args(front_end)
         .arg("--color=never")
         .args(extra_args(&source))
         .arg(relative)
@@ -81,13 +80,13 @@ pub fn run_fixture(case: &Path, front_end: &[&str]) -> String {
     text
 }
 
-/// Runs every one of `cases` (with `front_end`'s arguments) and compares what it prints
+/// Runs every one of `cases` and compares what it prints
 /// with the `.stderr` beside it: the differences, or, when blessing, none, with the
 /// expectations rewritten.
-pub fn check_expectations(cases: &[PathBuf], front_end: &[&str]) -> Vec<String> {
+pub fn check_expectations(cases: &[PathBuf]) -> Vec<String> {
     let mut failures = Vec::new();
     for case in cases {
-        let actual = run_fixture(case, front_end);
+        let actual = run_fixture(case);
         let expected_path = case.with_extension("stderr");
         let expected = std::fs::read_to_string(&expected_path).unwrap_or_default();
         if actual == expected {

@@ -12,8 +12,7 @@
 use std::collections::HashSet;
 
 use crate::ir::{
-    Block, BlockId, BodyId, EscapeKind, FnIr, Op, RootId, RootOrigin, Stmt, Terminator, ValueId,
-    ValueKind,
+    Block, BlockId, BodyId, EscapeKind, FnIr, Op, RootOrigin, Stmt, Terminator, ValueId, ValueKind,
 };
 
 use super::PointsTo;
@@ -184,21 +183,6 @@ impl AllocStates {
             .and_then(|b| b.blocks.get(block.0 as usize))
             .map_or(0, |b| b.stmts.len());
         self.before(ir, body, block, len, pt)
-    }
-
-    /// The state of `root` at the end of `block`.
-    pub fn root_at_end(
-        &self,
-        ir: &FnIr,
-        body: BodyId,
-        block: BlockId,
-        root: RootId,
-        pt: &PointsTo,
-    ) -> AllocState {
-        self.at_end(ir, body, block, pt)
-            .get(root.0 as usize)
-            .copied()
-            .unwrap_or_default()
     }
 }
 
@@ -555,92 +539,77 @@ fn blocks_in_cycles(blocks: &[Block]) -> Vec<bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::program::analyze_text;
+    use crate::ir::{Body, BodyKind, FnId, ReturnKind, TyClass, Value};
+    use crate::source::{FileId, Span};
 
-    fn lowered(text: &str) -> FnIr {
-        let (ir, _) = analyze_text(text);
-        ir.functions().last().cloned().expect("a function")
-    }
-
-    fn first_alloc(f: &FnIr) -> (BlockId, usize, RootId) {
-        for (k, block) in f.bodies[0].blocks.iter().enumerate() {
-            for (i, s) in block.stmts.iter().enumerate() {
-                if let Op::Alloc { root, .. } = s.op {
-                    return (BlockId(k as u32), i, root);
-                }
-            }
+    /// A function of one body whose blocks end in `terms` (and hold no statements), with
+    /// one value, `%0`, a scalar parameter never reassigned: the flag they branch on.
+    fn function(terms: Vec<Terminator>) -> FnIr {
+        let span = Span::new(FileId(0), 0, 0);
+        let flag = Value {
+            name: Some("flag".into()),
+            kind: ValueKind::Scalar,
+            view: None,
+            int: None,
+            ty: TyClass::Scalar,
+            span,
+            reassigned: false,
+        };
+        let blocks = terms
+            .into_iter()
+            .map(|term| Block {
+                stmts: Vec::new(),
+                term,
+                term_span: span,
+                loop_depth: 0,
+            })
+            .collect();
+        let body = Body {
+            kind: BodyKind::Function,
+            no_grad: false,
+            params: vec![ValueId(0)],
+            blocks,
+            span,
+        };
+        FnIr {
+            values: vec![flag],
+            bodies: vec![body],
+            ..FnIr::bare(FnId(0), "k")
         }
-        panic!("no allocation in {f:?}");
     }
 
-    /// Whether some path from the first allocation reaches a return with it unreleased.
-    fn leaks(text: &str) -> PathAnswer {
-        let f = lowered(text);
-        let pt = super::super::PointsTo::compute(&f);
-        let (block, index, root) = first_alloc(&f);
-        feasible_path(
-            &f,
-            BodyId(0),
-            block,
-            index + 1,
-            |_, _, s| match &s.op {
-                Op::Release { value, .. } | Op::AssumeNull { value }
-                    if pt.roots(*value).contains(&root) =>
-                {
-                    Step::Prune
-                }
-                _ => Step::Continue,
-            },
-            |_, _| true,
-        )
-    }
-
-    #[test]
-    fn branches_on_one_flag_take_the_same_side() {
-        let got = leaks(
-            "fn k(need: bool, l: std::alloc::Layout) { \
-             let p = if need { unsafe { std::alloc::alloc(l) } } else { std::ptr::null_mut() }; \
-             if need { unsafe { std::alloc::dealloc(p, l) } } }",
-        );
-        assert_eq!(got, PathAnswer::None);
-    }
-
-    #[test]
-    fn a_reassigned_flag_does_not_correlate_branches() {
-        let got = leaks(
-            "fn k(mut need: bool, l: std::alloc::Layout) { \
-             let p = unsafe { std::alloc::alloc(l) }; \
-             if need { need = false; } \
-             if need { unsafe { std::alloc::dealloc(p, l) } } }",
-        );
-        assert!(
-            matches!(got, PathAnswer::Found(PathEnd::Exit { .. }, _)),
-            "{got:?}"
-        );
+    fn branch(cond: ValueId, targets: [u32; 2]) -> Terminator {
+        Terminator::Branch {
+            cond: Some(cond),
+            targets: targets.map(BlockId).to_vec(),
+        }
     }
 
     #[test]
     fn a_loop_condition_is_not_a_stable_flag() {
-        let f = lowered("fn k(n: usize) { let mut i = 0; while i < n { i += 1; } }");
-        let cyclic = blocks_in_cycles(&f.bodies[0].blocks);
-        assert!(cyclic.iter().any(|&c| c), "the loop forms a cycle");
-        assert!(stable_conditions(&f, &f.bodies[0].blocks).is_empty());
-    }
-
-    #[test]
-    fn early_return_is_a_path_without_the_release() {
-        let got = leaks(
-            "fn k(bad: bool, l: std::alloc::Layout) { let p = unsafe { std::alloc::alloc(l) }; \
-             if bad { return; } unsafe { std::alloc::dealloc(p, l) } }",
-        );
-        let PathAnswer::Found(PathEnd::Exit { block }, path) = got else {
-            panic!("no leaking path: {got:?}");
+        let flag = ValueId(0);
+        let exit = Terminator::Return {
+            value: None,
+            kind: ReturnKind::End,
         };
-        assert_eq!(path.last(), Some(&block), "the path ends at the exit");
-        assert_eq!(
-            path.first(),
-            Some(&BlockId(0)),
-            "and starts at the allocation"
-        );
+        // `while flag { .. }`: bb1 tests the flag, bb2 goes back to it.
+        let looped = function(vec![
+            Terminator::Goto(BlockId(1)),
+            branch(flag, [2, 3]),
+            Terminator::Goto(BlockId(1)),
+            exit.clone(),
+        ]);
+        let blocks = &looped.bodies[0].blocks;
+        assert_eq!(blocks_in_cycles(blocks), [false, true, true, false]);
+        assert!(stable_conditions(&looped, blocks).is_empty());
+        // `if flag { .. }`: one value per call.
+        let straight = function(vec![
+            branch(flag, [1, 2]),
+            Terminator::Goto(BlockId(2)),
+            exit,
+        ]);
+        let blocks = &straight.bodies[0].blocks;
+        assert_eq!(blocks_in_cycles(blocks), [false; 3]);
+        assert!(stable_conditions(&straight, blocks).contains(&flag));
     }
 }

@@ -794,7 +794,6 @@ fn body_called_in_loop(ir: &FnIr, bodies: &[BodyId], b: BodyId) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::ValueId;
 
     fn m(rows: i64, cols: i64) -> View {
         View::contiguous(RootId(0), 4, vec![Expr::int(rows), Expr::int(cols)])
@@ -838,25 +837,5 @@ mod tests {
         let j = range("j", 0, Expr::sym("i"));
         let i = range("i", 0, Expr::int(4));
         assert!(fold_loops(v, &[&j, &i]).is_none());
-    }
-
-    #[test]
-    fn pointer_derived_views_are_unchecked_and_safe_slices_are_not() {
-        let (ir, _) = crate::program::analyze_text(
-            "fn k(v: &mut Vec<f32>) { let p = v.as_mut_ptr(); \
-             let r = unsafe { std::slice::from_raw_parts_mut(p, 4) }; \
-             let (a, _b) = v.split_at_mut(2); }",
-        );
-        let f = ir.functions().last().expect("a function");
-        let derived = super::super::derivations::derivations(f);
-        let named = |n: &str| {
-            f.values
-                .iter()
-                .position(|v| v.name.as_deref() == Some(n))
-                .map(|i| ValueId(i as u32))
-                .expect("binding")
-        };
-        assert!(is_unchecked(f, &derived, named("r")));
-        assert!(!is_unchecked(f, &derived, named("a")));
     }
 }

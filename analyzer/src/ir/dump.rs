@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 
 use crate::dataflow::{AllocState, FnFacts};
-use crate::index::StructItem;
+use crate::ir::structs::StructItem;
 use crate::ir::{
     BodyKind, Callee, DuplicateKind, EscapeKind, FnIr, Op, ReleaseKind, ReleasedBy, ReturnKind,
     RootOrigin, SliceSpec, Task, Terminator, ValueId, ValueKind, ViewOp,
@@ -576,22 +576,5 @@ fn term_text(f: &FnIr, t: &Terminator) -> String {
             None => return_kind(*kind).to_string(),
         },
         Terminator::Unreachable => "unreachable".into(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::program::analyze_text;
-
-    #[test]
-    fn dump_filter_matches_name_and_type_path() {
-        let (ir, sources) =
-            analyze_text("struct P; impl P { fn get(&self) {} } fn get() {} fn other() {}");
-        let all = dump_ir(&ir, &sources, None);
-        assert_eq!(all.lines().filter(|l| l.starts_with("fn ")).count(), 3);
-        let method = dump_ir(&ir, &sources, Some("P::get"));
-        assert_eq!(method.lines().filter(|l| l.starts_with("fn ")).count(), 1);
-        assert!(dump_ir(&ir, &sources, Some("nothing")).is_empty());
     }
 }

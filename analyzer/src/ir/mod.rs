@@ -15,6 +15,7 @@
 
 pub mod dump;
 pub mod geometry;
+pub mod structs;
 
 use crate::oracle::{Expr, View};
 use crate::source::Span;
@@ -956,6 +957,39 @@ impl FnIr {
         match self.values.get(id.0 as usize).and_then(|v| v.name.as_ref()) {
             Some(name) => format!("{name}%{}", id.0),
             None => format!("%{}", id.0),
+        }
+    }
+}
+
+#[cfg(test)]
+impl FnIr {
+    /// A function named `name` with nothing in it (no values, roots or bodies), for the
+    /// tests that build the IR they need by hand.
+    pub(crate) fn bare(id: FnId, name: &str) -> FnIr {
+        FnIr {
+            id,
+            name: name.to_string(),
+            path: name.to_string(),
+            self_ty: None,
+            annotations: Annotations::default(),
+            values: Vec::new(),
+            roots: Vec::new(),
+            bodies: Vec::new(),
+            callees: Vec::new(),
+            span: Span::new(crate::source::FileId(0), 0, 0),
+            truncated: false,
+            loop_ranges: Vec::new(),
+            compared: Vec::new(),
+            storage_tests: Vec::new(),
+            owner_copies: Vec::new(),
+            unowned_builds: Vec::new(),
+            run_time_indices: Vec::new(),
+            run_values: Vec::new(),
+            element_values: Vec::new(),
+            loop_starts: Vec::new(),
+            guards: Vec::new(),
+            loop_carried: Vec::new(),
+            returns_condition: Vec::new(),
         }
     }
 }

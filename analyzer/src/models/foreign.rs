@@ -36,30 +36,6 @@ pub enum ForeignTy {
 }
 
 impl ForeignTy {
-    pub fn of(ty: &syn::Type) -> ForeignTy {
-        match ty {
-            syn::Type::Paren(p) => ForeignTy::of(&p.elem),
-            syn::Type::Group(g) => ForeignTy::of(&g.elem),
-            syn::Type::Ptr(p) => match &*p.elem {
-                syn::Type::Ptr(_) => ForeignTy::PtrToPtr,
-                syn::Type::Path(tp) => match tp.path.segments.last() {
-                    Some(seg) => ForeignTy::PtrToNamed(seg.ident.to_string()),
-                    None => ForeignTy::Ptr,
-                },
-                _ => ForeignTy::Ptr,
-            },
-            syn::Type::Reference(r) if r.mutability.is_some() => match &*r.elem {
-                syn::Type::Ptr(_) => ForeignTy::PtrToPtr,
-                _ => ForeignTy::Other,
-            },
-            syn::Type::Path(tp) if tp.qself.is_none() => match tp.path.segments.last() {
-                Some(seg) if seg.arguments.is_none() => ForeignTy::Named(seg.ident.to_string()),
-                _ => ForeignTy::Other,
-            },
-            _ => ForeignTy::Other,
-        }
-    }
-
     /// Resolved through the crate's pointer aliases (`type Handle = *mut Opaque`).
     fn resolve(&self, aliases: &[String]) -> ForeignTy {
         let alias = |n: &str| aliases.iter().any(|a| a == n);

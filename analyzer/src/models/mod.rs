@@ -157,35 +157,6 @@ pub enum LayoutCtor {
     SizeAlign,
 }
 
-/// Integer methods on sizes and indices (`n.min(k)`, `n.div_ceil(k)`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum IntOp {
-    Min,
-    Max,
-    DivCeil,
-    SaturatingSub,
-    /// `saturating_add`, `wrapping_add`, `checked_add`: sizes do not overflow.
-    Add,
-    Pow,
-}
-
-/// What a macro invocation does, for the macros the lowering models.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum MacroSem {
-    /// ndarray's `s![..]` slice description.
-    Slice,
-    /// `vec![x; n]` / `vec![a, b]`: a new vector.
-    Vec,
-    /// `azip!` / `par_azip!`: a lock-step loop over arrays, parallel or not.
-    Azip { parallel: bool },
-    /// `panic!`, `unreachable!`, ...: control does not continue.
-    Diverges,
-    /// `assert!`, `debug_assert!`: reads its arguments; the condition holds after it.
-    Assert,
-    /// Formatting and the other assertions: reads its arguments.
-    Reads,
-}
-
 /// Which metadata a call returns.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Meta {
@@ -412,23 +383,6 @@ impl Models {
         None
     }
 
-    /// Whether [`Models::method`] calls `method` in place only because of tch's trailing
-    /// `_` naming rule: a crate-local method of that name then says better what it does.
-    pub fn in_place_by_naming_only(&self, method: &str) -> bool {
-        method.ends_with('_')
-            && !self
-                .user
-                .iter()
-                .any(|m| m.method.as_deref() == Some(method))
-            && [
-                table::TCH_METHODS,
-                table::TENSOR_ONLY_METHODS,
-                table::METHODS,
-            ]
-            .iter()
-            .all(|t| table::lookup(t, method).is_none())
-    }
-
     /// The model of a path call (`Array2::zeros`, `std::alloc::alloc`), matching the
     /// trailing segments of `path`.
     pub fn path(&self, path: &[String]) -> Option<Sem> {
@@ -511,33 +465,6 @@ pub fn class_of_type_name(name: &str) -> TyClass {
     table::lookup(table::TYPE_CLASSES, name).unwrap_or(TyClass::Unknown)
 }
 
-/// Class of what a bare constructor of crate `name` returns (`ndarray::zeros`).
-pub fn class_of_crate(name: &str) -> TyClass {
-    table::lookup(table::CRATE_CLASSES, name).unwrap_or(TyClass::Unknown)
-}
-
-/// The integer method of sizes and indices named `name`, if it is one.
-pub fn int_method(name: &str) -> Option<IntOp> {
-    table::lookup(table::INT_METHODS, name)
-}
-
-/// Whether a method named `name` takes its receiver by value (`into_*`, `leak`), so an
-/// owner it is called on is moved.
-pub fn consumes_receiver(name: &str) -> bool {
-    any_matches(table::CONSUMING_METHODS, name)
-}
-
-/// What the macro named `name` does, when the lowering models it.
-pub fn macro_sem(name: &str) -> Option<MacroSem> {
-    table::lookup(table::MACROS, name)
-}
-
-/// Whether a zero-argument function named `name` returns a null pointer
-/// (`ptr::null_mut()`).
-pub fn is_null_pointer_fn(name: &str) -> bool {
-    table::NULL_POINTER_FNS.contains(&name)
-}
-
 /// Whether values of type `name` synchronise their own accesses (atomics, locks).
 pub fn is_synchronised_type(name: &str) -> bool {
     any_matches(table::SYNCHRONISED_TYPES, name)
@@ -559,42 +486,9 @@ pub fn is_number_type(name: &str) -> bool {
     scalar_bytes(name).is_some() && !is_synchronised_type(name)
 }
 
-/// Whether `method` called on a lock of type `ty` takes it (a write of its lock word).
-pub fn takes_lock(ty: &str, method: &str) -> bool {
-    table::LOCK_TYPES.contains(&ty) && table::LOCK_METHODS.contains(&method)
-}
-
-/// Whether `name` is a primitive integer type.
-pub fn is_integer_type(name: &str) -> bool {
-    table::INTEGER_TYPES.contains(&name)
-}
-
-/// Whether a cast to type `name` keeps no address: floats, `bool` and integers narrower
-/// than a pointer.
-pub fn cast_drops_provenance(name: &str) -> bool {
-    table::ADDRESSLESS_CASTS.contains(&name)
-}
-
-/// Whether a library type named `name` owns memory it releases when dropped.
-pub fn is_owning_type(name: &str) -> bool {
-    table::OWNING_TYPES.contains(&name)
-}
-
 /// Whether a type named `name` points to one object (`Arc<T>`, `Box<T>`).
 pub fn is_object_pointer(name: &str) -> bool {
     table::OBJECT_POINTERS.contains(&name)
-}
-
-/// Whether a generic type named `name` holds elements of its first type argument
-/// (`Vec<T>`, `Box<T>`, `NonNull<T>`).
-pub fn is_element_container(name: &str) -> bool {
-    table::ELEMENT_CONTAINERS.contains(&name)
-}
-
-/// Whether a value of the type named `name` owns a buffer of elements of its own
-/// (`Vec`), rather than one object (`Box`).
-pub fn is_owned_buffer(name: &str) -> bool {
-    table::RANK_ONE_CONTAINERS.contains(&name) && !table::OBJECT_POINTERS.contains(&name)
 }
 
 /// Number of dimensions a buffer type named `name` has, when the name says it
@@ -624,24 +518,6 @@ pub fn type_size(name: &str) -> Option<TypeSize> {
     table::lookup(table::TYPE_SIZES, name)
 }
 
-/// Whether `name` is an enum variant that wraps its payload without moving its memory
-/// (`Some(x)`, `Ok(x)`).
-pub fn is_wrapper_variant(name: &str) -> bool {
-    table::WRAPPER_VARIANTS.contains(&name)
-}
-
-/// Whether enum variant `name` holds the value (`Some`, `Ok`: true) or stands for its
-/// absence (`None`, `Err`: false).
-pub fn variant_holds_value(name: &str) -> Option<bool> {
-    table::lookup(table::VARIANT_PRESENCE, name)
-}
-
-/// Whether elements of type `name` are padded to a whole cache line.
-/// Whether method `name` gives back what its receiver holds (`unwrap`, `expect`).
-pub fn unwraps_option(name: &str) -> bool {
-    table::lookup(table::METHODS, name) == Some(Sem::Transparent)
-}
-
 /// Whether iterator method `name` gathers the items into a collection (`collect`).
 pub fn collects(name: &str) -> bool {
     table::COLLECTING_METHODS.contains(&name)
@@ -668,29 +544,10 @@ pub fn is_run_time_index(symbol: &str) -> bool {
         .is_some_and(|rest| rest.starts_with('#'))
 }
 
-/// The name of the tensor handle type of PyTorch-style libraries.
-pub const TENSOR_TYPE: &str = "Tensor";
-
 /// Whether the crate named `krate` is a tensor library whose tensors have no in-place
 /// ops (candle).
 pub fn has_immutable_tensors(krate: &str) -> bool {
     table::IMMUTABLE_TENSOR_CRATES.contains(&krate)
-}
-
-/// Whether the method named `name` maps items through its closure (`map`).
-pub fn maps_items(name: &str) -> bool {
-    table::MAPPING_METHODS.contains(&name)
-}
-
-/// Whether `method` of trait `trait_name` is what each piece of a rayon producer runs
-/// to hand out its items (`UnindexedProducer::fold_with`).
-pub fn is_producer_fold(trait_name: &str, method: &str) -> bool {
-    table::PRODUCER_TRAITS.contains(&trait_name) && table::PRODUCER_FOLD_METHODS.contains(&method)
-}
-
-/// Whether `method` of trait `trait_name` splits a rayon producer in two.
-pub fn is_producer_split(trait_name: &str, method: &str) -> bool {
-    table::PRODUCER_TRAITS.contains(&trait_name) && table::PRODUCER_SPLIT_METHODS.contains(&method)
 }
 
 /// How a folder method takes items: `Some(true)` for every item of an iterator
@@ -703,16 +560,6 @@ pub fn folder_takes(method: &str) -> Option<bool> {
     } else {
         None
     }
-}
-
-/// Whether `name` holds one value or none (`Option`).
-pub fn is_optional_type(name: &str) -> bool {
-    table::OPTIONAL_TYPES.contains(&name)
-}
-
-/// Whether `name` is a cell of plain data (`Cell`, `UnsafeCell`).
-pub fn is_cell_type(name: &str) -> bool {
-    table::CELL_TYPES.contains(&name)
 }
 
 pub fn is_padded_type(name: &str) -> bool {

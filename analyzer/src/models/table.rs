@@ -6,8 +6,8 @@
 //! become rows of the same table ([`super::Models`]).
 
 use super::{
-    Adapter, AtomicOp, Ctor, ForEach, IntOp, LayoutCtor, LeakKind, MacroSem, Meta, ParKind,
-    ReleaseHow, Sem, TypeSize, ViewKind, WrapKind,
+    Adapter, AtomicOp, Ctor, ForEach, LayoutCtor, LeakKind, Meta, ParKind, ReleaseHow, Sem,
+    TypeSize, ViewKind, WrapKind,
 };
 use crate::ir::TyClass;
 
@@ -23,12 +23,6 @@ impl Name {
         match self {
             Name::Exact(n) => n == name,
             Name::Prefix(p) => name.starts_with(p),
-        }
-    }
-
-    fn text(self) -> &'static str {
-        match self {
-            Name::Exact(n) | Name::Prefix(n) => n,
         }
     }
 }
@@ -593,61 +587,6 @@ pub const TYPE_CLASSES: &[(&str, TyClass)] = &[
     ("CachePadded", TyClass::Unknown),
 ];
 
-/// What a bare constructor of a crate returns (`ndarray::zeros`).
-pub const CRATE_CLASSES: &[(&str, TyClass)] = &[("ndarray", TyClass::Array)];
-
-/// Integer methods of sizes and indices.
-pub const INT_METHODS: &[(&str, IntOp)] = &[
-    ("min", IntOp::Min),
-    ("max", IntOp::Max),
-    ("div_ceil", IntOp::DivCeil),
-    ("saturating_sub", IntOp::SaturatingSub),
-    ("saturating_add", IntOp::Add),
-    ("wrapping_add", IntOp::Add),
-    ("checked_add", IntOp::Add),
-    ("pow", IntOp::Pow),
-];
-
-/// Methods that take their receiver by value (the API guidelines' `into_*`).
-pub const CONSUMING_METHODS: &[Name] = &[Name::Prefix("into_"), Name::Exact("leak")];
-
-/// Macros with a model.
-pub const MACROS: &[(&str, MacroSem)] = &[
-    ("s", MacroSem::Slice),
-    ("vec", MacroSem::Vec),
-    ("par_azip", MacroSem::Azip { parallel: true }),
-    ("azip", MacroSem::Azip { parallel: false }),
-    ("panic", MacroSem::Diverges),
-    ("unreachable", MacroSem::Diverges),
-    ("todo", MacroSem::Diverges),
-    ("unimplemented", MacroSem::Diverges),
-    ("assert", MacroSem::Assert),
-    ("debug_assert", MacroSem::Assert),
-    ("assert_eq", MacroSem::Reads),
-    ("assert_ne", MacroSem::Reads),
-    ("debug_assert_eq", MacroSem::Reads),
-    ("debug_assert_ne", MacroSem::Reads),
-    ("println", MacroSem::Reads),
-    ("print", MacroSem::Reads),
-    ("eprintln", MacroSem::Reads),
-    ("eprint", MacroSem::Reads),
-    ("format", MacroSem::Reads),
-    ("write", MacroSem::Reads),
-    ("writeln", MacroSem::Reads),
-    ("dbg", MacroSem::Reads),
-    ("matches", MacroSem::Reads),
-    ("black_box", MacroSem::Reads),
-];
-
-/// The word of ndarray's `s![]` grammar for a new axis of length 1.
-pub const NEW_AXIS: &str = "NewAxis";
-
-/// The word of `azip!` / `par_azip!` that binds the index of the iteration.
-pub const AZIP_INDEX: &str = "index";
-
-/// Functions that return a null pointer.
-pub const NULL_POINTER_FNS: &[&str] = &["null", "null_mut"];
-
 /// Types whose values synchronise their own accesses.
 pub const SYNCHRONISED_TYPES: &[Name] = &[
     Name::Prefix("Atomic"),
@@ -657,25 +596,12 @@ pub const SYNCHRONISED_TYPES: &[Name] = &[
     Name::Exact("OnceCell"),
 ];
 
-/// Locks, and the methods that take them: taking a lock (also a shared one) writes its
-/// lock word, as an atomic read-modify-write does.
-pub const LOCK_TYPES: &[&str] = &["Mutex", "RwLock"];
-pub const LOCK_METHODS: &[&str] = &["lock", "write", "read", "try_lock", "try_write", "try_read"];
-
-/// Cells of plain data written through a shared reference: a place in the object like
-/// a number field.
-pub const CELL_TYPES: &[&str] = &["Cell", "UnsafeCell", "SyncUnsafeCell"];
-
 /// Iterator methods that gather the items into a new collection.
 pub const COLLECTING_METHODS: &[&str] = &["collect", "collect_vec"];
 
 /// Tensor libraries whose tensors have no in-place ops but for custom ones: an
 /// out-of-place op there has no in-place form to suggest.
 pub const IMMUTABLE_TENSOR_CRATES: &[&str] = &["candle_core", "candle"];
-
-/// Adapters that call their closure on each item (or on the one value of an `Option`)
-/// and yield what it returns.
-pub const MAPPING_METHODS: &[&str] = &["map"];
 
 /// rayon's producer traits: a producer is split into pieces that run in parallel, each
 /// handing its items to a folder.
@@ -692,10 +618,6 @@ pub const FOLDER_ITER_METHODS: &[&str] = &["consume_iter"];
 
 /// Folder methods that take one item.
 pub const FOLDER_ITEM_METHODS: &[&str] = &["consume"];
-
-/// Types that hold one value or none (`Option<*mut Node>`): a field of such a type
-/// holding a pointer is a pointer, or nothing.
-pub const OPTIONAL_TYPES: &[&str] = &["Option"];
 
 /// Atomic loads, stores and read-modify-writes.
 pub const ATOMIC_METHODS: &[Name] = &[
@@ -739,24 +661,6 @@ pub const SCALAR_BYTES: &[(&str, u32)] = &[
     ("i128", 16),
 ];
 
-/// Integer types: an element of one read at run time can be an index.
-pub const INTEGER_TYPES: &[&str] = &[
-    "u8", "i8", "u16", "i16", "u32", "i32", "u64", "i64", "usize", "isize", "u128", "i128",
-];
-
-/// Cast targets that keep no address: floats, `bool` and integers narrower than a
-/// pointer.
-pub const ADDRESSLESS_CASTS: &[&str] =
-    &["f32", "f64", "bool", "i8", "i16", "i32", "u8", "u16", "u32"];
-
-/// Generic types whose first type argument is the type of their elements.
-pub const ELEMENT_CONTAINERS: &[&str] = &["Vec", "VecDeque", "Box", "Rc", "Arc", "NonNull"];
-
-/// Library types whose values own memory they release when dropped.
-pub const OWNING_TYPES: &[&str] = &[
-    "Arc", "Rc", "Vec", "Box", "String", "VecDeque", "HashMap", "CString", "OsString", "PathBuf",
-];
-
 /// Element containers that point to one object (unless it is a slice): inside a buffer
 /// such a pointer is the element, and its object is elsewhere.
 pub const OBJECT_POINTERS: &[&str] = &["Box", "Rc", "Arc", "NonNull"];
@@ -791,86 +695,6 @@ pub const TYPE_SIZES: &[(&str, TypeSize)] = &[
 
 /// Element types padded to a whole cache line.
 pub const PADDED_TYPES: &[&str] = &["CachePadded"];
-
-/// Enum variants that wrap their payload (`Some(x)`): a pattern on them binds the
-/// scrutinee's own memory.
-pub const WRAPPER_VARIANTS: &[&str] = &["Some", "Ok", "Err"];
-
-/// Variants of `Option` and `Result`: whether a pattern on them means the value is there.
-pub const VARIANT_PRESENCE: &[(&str, bool)] = &[
-    ("Some", true),
-    ("Ok", true),
-    ("None", false),
-    ("Err", false),
-];
-
-/// Every name in every table, for the test that the lowering tests no name the tables
-/// do not own.
-pub fn every_name() -> Vec<&'static str> {
-    let mut names: Vec<&'static str> = Vec::new();
-    for t in [
-        METHODS,
-        BUFFER_METHODS,
-        MATRIX_METHODS,
-        TCH_METHODS,
-        TENSOR_ONLY_METHODS,
-        PATHS,
-    ] {
-        for (n, _) in t {
-            names.extend(n.split("::"));
-        }
-    }
-    names.extend(INPLACE_FORMS.iter().flat_map(|(a, b)| [*a, *b]));
-    names.extend([NEW_AXIS, AZIP_INDEX]);
-    names.extend(SAVES_OUTPUT);
-    names.extend(TYPE_CLASSES.iter().map(|(n, _)| *n));
-    names.extend(CRATE_CLASSES.iter().map(|(n, _)| *n));
-    names.extend(INT_METHODS.iter().map(|(n, _)| *n));
-    names.extend(MACROS.iter().map(|(n, _)| *n));
-    names.extend(SCALAR_BYTES.iter().map(|(n, _)| *n));
-    names.extend(TYPE_SIZES.iter().map(|(n, _)| *n));
-    names.extend(VARIANT_PRESENCE.iter().map(|(n, _)| *n));
-    for list in [
-        NULL_POINTER_FNS,
-        ADDRESSLESS_CASTS,
-        INTEGER_TYPES,
-        LOCK_TYPES,
-        LOCK_METHODS,
-        ELEMENT_CONTAINERS,
-        OBJECT_POINTERS,
-        OWNING_TYPES,
-        RANK_ONE_CONTAINERS,
-        PADDED_TYPES,
-        WRAPPER_VARIANTS,
-        CELL_TYPES,
-        COLLECTING_METHODS,
-        MAPPING_METHODS,
-        PRODUCER_TRAITS,
-        PRODUCER_FOLD_METHODS,
-        PRODUCER_SPLIT_METHODS,
-        FOLDER_ITER_METHODS,
-        FOLDER_ITEM_METHODS,
-        IMMUTABLE_TENSOR_CRATES,
-        MATRIX_TYPES,
-    ] {
-        names.extend(list);
-    }
-    for list in [
-        CONSUMING_METHODS,
-        SYNCHRONISED_TYPES,
-        ATOMIC_METHODS,
-        RANK_SUFFIXED_TYPES,
-    ] {
-        names.extend(list.iter().map(|n| n.text()));
-    }
-    for suffix in THREAD_COUNT_CALLS {
-        names.extend(suffix.split("::"));
-    }
-    names.extend(THREAD_JOINS);
-    names.sort_unstable();
-    names.dedup();
-    names
-}
 
 /// Finds `name` in a table.
 pub fn lookup<T: Copy>(table: &[(&str, T)], name: &str) -> Option<T> {

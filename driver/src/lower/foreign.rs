@@ -6,7 +6,7 @@
 //! `cublasLtMatrixLayout_t` (`*mut Opaque`) is seen as the pointer it is, so an
 //! out-parameter `*mut cublasLtMatrixLayout_t` is a pointer to a pointer. The pairing
 //! itself (which function makes what which other one destroys) is
-//! [`tensor_lint_analyzer::models::foreign::roles`], shared with the syntax front end.
+//! [`tensor_lint_analyzer::models::foreign::roles`].
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
