@@ -881,11 +881,19 @@ fn callees_say_which_elements_they_write_through_a_pointer() {
     // The caller writes the element the callee's parameters name, placed at its
     // argument: `i / 8`, and `n` elements from where its pointer points.
     let marks = ir(source, "marks");
+    let writes_at = |text: &str, at: &str| {
+        ops(text)
+            .filter(|l| l.contains("write ") && l.contains(at))
+            .count()
+    };
     assert_eq!(count(&marks, "write "), 1, "{marks}");
-    assert_eq!(count(&marks, "at r0+i/8[]"), 1, "{marks}");
+    assert_eq!(writes_at(&marks, "at r0+i/8[]"), 1, "{marks}");
+    // `|=` reads the element it writes, and sets no length.
+    assert_eq!(count(&marks, "at r0+i/8[]"), 2, "{marks}");
+    assert_eq!(count(&marks, "set the length"), 0, "{marks}");
     let rows = ir(source, "rows");
     assert_eq!(count(&rows, "write "), 1, "{rows}");
-    assert_eq!(count(&rows, "at r0+n[n:1]"), 1, "{rows}");
+    assert_eq!(writes_at(&rows, "at r0+n[n:1]"), 1, "{rows}");
     // A place read from memory is no place over the parameters: the write stays whole.
     let anywhere = ir(source, "anywhere");
     assert!(

@@ -60,6 +60,10 @@ pub struct FnSummary {
     /// `*data.add(i >> 3) &= m` writes element `i/8`, and a loop `for j in 0..n` writing
     /// `*c.add(j)` writes `n` elements from 0. The caller places them at its argument.
     pub write_regions: Vec<WriteRegion>,
+    /// The elements a function reads through a raw-pointer parameter, as
+    /// [`Self::write_regions`] says its writes (`*y.add(i) += ..` in a loop reads the
+    /// `n` elements it writes).
+    pub read_regions: Vec<WriteRegion>,
     /// What a `bool` result says when it is `true` (see [`FnIr::returns_condition`]).
     pub returns_condition: Vec<crate::ir::Assumption>,
     /// Entries of buffer fields of parameters an atomic operation writes (a lock of
@@ -151,39 +155,18 @@ impl FnSummary {
         at: &crate::oracle::View,
         in_caller: impl Fn(&crate::oracle::Expr) -> Option<crate::oracle::Expr>,
     ) -> Option<Vec<crate::oracle::View>> {
-        let places: Vec<&WriteRegion> = self
-            .write_regions
-            .iter()
-            .filter(|w| w.param == param)
-            .collect();
-        if places.is_empty() {
-            return None;
-        }
-        places
-            .into_iter()
-            .map(|w| {
-                if w.elem_bytes != at.elem_bytes {
-                    return None;
-                }
-                let offset = in_caller(&w.offset)?;
-                let dims = w
-                    .dims
-                    .iter()
-                    .map(|d| {
-                        Some(crate::oracle::Dim {
-                            len: in_caller(&d.len)?,
-                            stride: in_caller(&d.stride)?,
-                        })
-                    })
-                    .collect::<Option<Vec<_>>>()?;
-                Some(crate::oracle::View {
-                    root: at.root,
-                    elem_bytes: at.elem_bytes,
-                    offset: &at.offset + &offset,
-                    dims,
-                })
-            })
-            .collect()
+        placed(&self.write_regions, param, at, in_caller)
+    }
+
+    /// The elements the function reads through its raw-pointer parameter `param`
+    /// ([`Self::read_regions`]), placed as [`Self::placed_writes`] places its writes.
+    pub fn placed_reads(
+        &self,
+        param: usize,
+        at: &crate::oracle::View,
+        in_caller: impl Fn(&crate::oracle::Expr) -> Option<crate::oracle::Expr>,
+    ) -> Option<Vec<crate::oracle::View>> {
+        placed(&self.read_regions, param, at, in_caller)
     }
 
     /// The summary the annotations alone give.
@@ -323,7 +306,8 @@ impl FnSummary {
             };
             set.extend(params_of(value));
         }
-        s.write_regions = write_regions(ir, &s.writes);
+        s.write_regions = access_regions(ir, &s.writes, true);
+        s.read_regions = access_regions(ir, &s.reads, false);
         let names = int_param_names(ir);
         let over_params = |e: &crate::oracle::Expr| e.symbols().iter().all(|s| names.contains(s));
         s.returns_condition = ir
@@ -622,16 +606,55 @@ fn int_param_names(ir: &FnIr) -> Vec<String> {
         .collect()
 }
 
-/// What [`FnSummary::write_regions`] says of `ir`: for each raw-pointer parameter in
-/// `writes` whose every write has a known place, those places relative to it.
-fn write_regions(ir: &FnIr, writes: &BTreeSet<usize>) -> Vec<WriteRegion> {
+/// `regions` of parameter `param`, placed at `at` (see [`FnSummary::placed_writes`]).
+fn placed(
+    regions: &[WriteRegion],
+    param: usize,
+    at: &crate::oracle::View,
+    in_caller: impl Fn(&crate::oracle::Expr) -> Option<crate::oracle::Expr>,
+) -> Option<Vec<crate::oracle::View>> {
+    let places: Vec<&WriteRegion> = regions.iter().filter(|w| w.param == param).collect();
+    if places.is_empty() {
+        return None;
+    }
+    places
+        .into_iter()
+        .map(|w| {
+            if w.elem_bytes != at.elem_bytes {
+                return None;
+            }
+            let offset = in_caller(&w.offset)?;
+            let dims = w
+                .dims
+                .iter()
+                .map(|d| {
+                    Some(crate::oracle::Dim {
+                        len: in_caller(&d.len)?,
+                        stride: in_caller(&d.stride)?,
+                    })
+                })
+                .collect::<Option<Vec<_>>>()?;
+            Some(crate::oracle::View {
+                root: at.root,
+                elem_bytes: at.elem_bytes,
+                offset: &at.offset + &offset,
+                dims,
+            })
+        })
+        .collect()
+}
+
+/// What [`FnSummary::write_regions`] (with `writes`) or [`FnSummary::read_regions`]
+/// says of `ir`: for each raw-pointer parameter in `params` whose every write (or read)
+/// has a known place, those places relative to it.
+fn access_regions(ir: &FnIr, params: &BTreeSet<usize>, writes: bool) -> Vec<WriteRegion> {
     let Some(body) = ir.bodies.first() else {
         return Vec::new();
     };
     let names = int_param_names(ir);
     let loops: Vec<&crate::ir::Iteration> = ir.loop_ranges.iter().map(|(_, it)| it).collect();
     let mut out = Vec::new();
-    for &param in writes {
+    for &param in params {
         let Some(pv) = body
             .params
             .get(param)
@@ -646,8 +669,9 @@ fn write_regions(ir: &FnIr, writes: &BTreeSet<usize>) -> Vec<WriteRegion> {
         let mut known = true;
         for (_, _, stmt) in ir.stmts() {
             let (value, region) = match &stmt.op {
-                Op::Write { value, region } => (*value, region.as_ref()),
-                Op::InPlace { dst, .. } => (*dst, None),
+                Op::Write { value, region } if writes => (*value, region.as_ref()),
+                Op::InPlace { dst, .. } if writes => (*dst, None),
+                Op::Read { value, region } if !writes => (*value, region.as_ref()),
                 _ => continue,
             };
             let Some(v) = ir.values.get(value.0 as usize) else {

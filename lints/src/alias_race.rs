@@ -466,6 +466,7 @@ fn finding(
         access_name(cx, ir, derived, b),
     );
     let may = if c.proven { "" } else { "may " };
+    let writes = if c.proven { "writes" } else { "may write" };
     let replicated = c.same_task;
     let own = own_values(&c);
     let fixed = replicated
@@ -499,11 +500,11 @@ fn finding(
         ),
         (true, true) => format!("{instances} {may}write overlapping elements of `{root}`"),
         (true, false) => format!(
-            "a parallel iteration reads elements of `{root}` that another iteration {may}writes"
+            "a parallel iteration reads elements of `{root}` that another iteration {writes}"
         ),
         (false, true) => format!("parallel tasks {may}write overlapping elements of `{root}`"),
         (false, false) => {
-            format!("a parallel task reads elements of `{root}` that another task {may}writes")
+            format!("a parallel task reads elements of `{root}` that another task {writes}")
         }
     };
     let one = if pieces { "piece" } else { "iteration" };

@@ -245,3 +245,34 @@ pub unsafe fn k(rows: usize, cols: usize, band: usize, out: *mut f32) {
     );
     assert!(found.is_empty(), "{found:?}");
 }
+
+#[test]
+fn a_read_another_task_may_overwrite_says_it_may_write() {
+    let text = r#"
+pub fn f(v: &mut [f32], k: usize) -> f32 {
+    let p = v.as_mut_ptr() as usize;
+    let n = v.len();
+    let mut sum = 0.0;
+    std::thread::scope(|s| {
+        s.spawn(|| unsafe { *(p as *mut f32).add(k) = 1.0 });
+        s.spawn(|| {
+            for i in 0..n {
+                sum += unsafe { *(p as *const f32).add(i) };
+            }
+        });
+    });
+    sum
+}
+"#;
+    let found = findings("alias_race", text);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].level, "warning");
+    assert_eq!(
+        found[0].message,
+        "a parallel task reads elements of `v` that another task may write"
+    );
+    assert!(found[0].has_label("task 2 reads `p` here"), "{found:?}");
+    // The write past the elements read: no overlap.
+    let past = text.replace(".add(k) = 1.0", ".add(n + k) = 1.0");
+    assert!(findings("alias_race", &past).is_empty());
+}

@@ -378,6 +378,9 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         }
         // Integers `core` computes: `a.min(b)`, `cmp::max(a, b)`, `a.div_ceil(b)`.
         let item = tcx.item_name(def_id);
+        if self.slice_argument(func, item.as_str(), args, dst) {
+            return true;
+        }
         let computes = matches!(item.as_str(), "min" | "max" | "div_ceil")
             && tcx.crate_name(def_id.krate).as_str() == "core";
         if computes && args.len() == 2 {
@@ -581,7 +584,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                     ),
                     None => (ViewOp::Opaque("index".into()), None),
                 },
-                Some(i) => match self.ranges.get(&i).cloned() {
+                Some(i) => match self.index_range(i, args[1].ty, first) {
                     Some((lo, hi)) => (
                         ViewOp::Offset(lo.clone()),
                         view.and_then(|v| super::places::sub_range(&v, &lo, &hi)),
@@ -926,6 +929,15 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         };
         for &i in &summary.reads {
             for v in parts(self, i) {
+                // Through a raw pointer, the elements the callee says it reads, placed
+                // here, as its writes are below.
+                if let Some(regions) = self.placed_accesses(callee, &summary, i, v, args, false) {
+                    for region in regions {
+                        let region = Some(region);
+                        self.emit(b, Op::Read { value: v, region }, span);
+                    }
+                    continue;
+                }
                 let region = self.value(v).view.clone();
                 self.emit(b, Op::Read { value: v, region }, span);
             }
@@ -952,7 +964,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             for v in parts(self, i) {
                 // Through a raw pointer, the elements the callee says it writes
                 // (`*bits.add(i / 8) |= ..` writes element `i / 8`), placed here.
-                if let Some(regions) = self.placed_writes(callee, &summary, i, v, args) {
+                if let Some(regions) = self.placed_accesses(callee, &summary, i, v, args, true) {
                     for region in regions {
                         self.emit(
                             b,
@@ -1312,22 +1324,29 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         }
     }
 
-    /// The elements `callee` writes through its raw-pointer parameter `param`, placed at
-    /// the pointer `value` given for it (see `FnSummary::write_regions`); `None` when the
-    /// summary does not place them or an integer argument is not known.
-    fn placed_writes(
+    /// The elements `callee` writes (or, without `writes`, reads) through its raw-pointer
+    /// parameter `param`, placed at the pointer `value` given for it (see
+    /// `FnSummary::write_regions`); `None` when the summary does not place them or an
+    /// integer argument is not known.
+    fn placed_accesses(
         &self,
         callee: DefId,
         summary: &FnSummary,
         param: usize,
         value: ValueId,
         args: &[Arg<'tcx>],
+        writes: bool,
     ) -> Option<Vec<View>> {
         if !matches!(self.value(value).kind, ValueKind::RawPtr(_)) {
             return None;
         }
         let at = self.value(value).view.clone()?;
-        summary.placed_writes(param, &at, |e| self.callee_offset(callee, e, args))
+        let in_caller = |e: &Expr| self.callee_offset(callee, e, args);
+        if writes {
+            summary.placed_writes(param, &at, in_caller)
+        } else {
+            summary.placed_reads(param, &at, in_caller)
+        }
     }
 
     /// `dst`, a struct of the crate without a `Drop` of its own that a callee built: each
@@ -2986,10 +3005,166 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 }
             }
             ViewKind::Whole => self.derive(b, dst, src, ViewOp::Whole, view, span),
-            // A view this lowering does not place (`s![..]`, reshapes): the same memory,
-            // somewhere in it.
+            // `a.slice_mut(s![1..3, ..;2])`: the axes the macro's `SliceInfo` selects.
+            ViewKind::SliceMacro => {
+                let how = match rest
+                    .first()
+                    .and_then(|a| a.value)
+                    .and_then(|v| self.slice_info(v))
+                {
+                    Some(specs) => ViewOp::Slice(specs),
+                    None => ViewOp::Opaque("view".into()),
+                };
+                let v = apply(&how);
+                self.derive(b, dst, src, how, v, span);
+            }
+            // A view this lowering does not place (reshapes): the same memory, somewhere
+            // in it.
             _ => self.derive(b, dst, src, ViewOp::Opaque("view".into()), None, span),
         }
+    }
+
+    /// The elements `lo..hi` the range `i` (of type `ty`) picks out of `buffer`: `a..b`,
+    /// `..b`, `..=b`, and `a..` or `..` when the buffer's length is known.
+    fn index_range(&self, i: ValueId, ty: Ty<'tcx>, buffer: ValueId) -> Option<(Expr, Expr)> {
+        if let Some(range) = self.ranges.get(&i) {
+            return Some(range.clone());
+        }
+        let ty::Adt(adt, _) = ty.kind() else {
+            return None;
+        };
+        let tcx = self.tcx;
+        if tcx.crate_name(adt.did().krate).as_str() != "core" {
+            return None;
+        }
+        let bound = || self.field_of(i, 0, 0).and_then(|f| self.int_of(f));
+        match tcx.item_name(adt.did()).as_str() {
+            "RangeTo" => Some((Expr::int(0), bound()?)),
+            "RangeToInclusive" => Some((Expr::int(0), &bound()? + &Expr::int(1))),
+            "RangeFrom" => Some((bound()?, self.length_of(buffer)?)),
+            "RangeFull" => Some((Expr::int(0), self.length_of(buffer)?)),
+            _ => None,
+        }
+    }
+
+    /// The pieces of ndarray's `s![..]`, which the macro builds by calls: each axis's
+    /// element (`SliceInfoElem::from(r)`, `Slice::from(r).step_by(k)`) and the
+    /// `SliceInfo` made of them (`SliceInfo::new_unchecked([..], ..)`), recorded by
+    /// value for the slicing method that takes it. Returns whether the call was one
+    /// (they read and write no memory).
+    fn slice_argument(
+        &mut self,
+        func: &mir::Operand<'tcx>,
+        item: &str,
+        args: &[Arg<'tcx>],
+        dst: ValueId,
+    ) -> bool {
+        let tcx = self.tcx;
+        let Some((def_id, generics)) = func.const_fn_def() else {
+            return false;
+        };
+        // The type the method is of: an inherent impl's, or the `Self` of a trait call
+        // (`<SliceInfoElem as From<Range<i32>>>::from`).
+        let self_ty = match tcx.impl_of_assoc(def_id) {
+            Some(imp) => tcx.type_of(imp).instantiate_identity().skip_normalization(),
+            None if tcx.trait_of_assoc(def_id).is_some() => match generics.types().next() {
+                Some(ty) => ty,
+                None => return false,
+            },
+            None => return false,
+        };
+        let of = |name: &str| types::adt_is(tcx, self_ty, "ndarray", name);
+        let arg = |k: usize| args.get(k).and_then(|a| a.value);
+        match item {
+            "from" if of("SliceInfoElem") || of("Slice") => {
+                if let Some(spec) = arg(0).and_then(|v| self.slice_elem(v, args[0].ty)) {
+                    self.slice_elems.insert(dst, spec);
+                }
+                true
+            }
+            "step_by" if of("Slice") => {
+                let spec = arg(0).and_then(|v| self.slice_elem(v, args[0].ty));
+                let by = arg(1).and_then(|v| self.int_of(v));
+                if let (Some(SliceSpec::Range { start, end, step }), Some(by)) = (spec, by) {
+                    let step = &step * &by;
+                    self.slice_elems
+                        .insert(dst, SliceSpec::Range { start, end, step });
+                }
+                true
+            }
+            "new_unchecked" if of("SliceInfo") => {
+                if let Some(specs) = arg(0).and_then(|v| self.slice_elements(v)) {
+                    self.slice_infos.insert(dst, specs);
+                }
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// What one element of `s![..]` selects, from the value it is made of: a range
+    /// (`a..b`, `a..`, `..b`, `..`), an index, a `Slice`, `NewAxis`.
+    fn slice_elem(&self, v: ValueId, ty: Ty<'tcx>) -> Option<SliceSpec> {
+        let v = self.canonical(v);
+        if let Some(spec) = self.slice_elems.get(&v) {
+            return Some(spec.clone());
+        }
+        let range = |start: Option<Expr>, end: Option<Expr>| SliceSpec::Range {
+            start,
+            end,
+            step: Expr::int(1),
+        };
+        let ty = ty.peel_refs();
+        let ty::Adt(adt, _) = ty.kind() else {
+            return self.int_of(v).map(SliceSpec::Index);
+        };
+        let tcx = self.tcx;
+        let bound = |k: u32| self.field_of(v, 0, k).and_then(|f| self.int_of(f));
+        match (
+            tcx.crate_name(adt.did().krate).as_str(),
+            tcx.item_name(adt.did()).as_str(),
+        ) {
+            ("core", "Range" | "RangeInclusive") => {
+                let (lo, hi) = self.ranges.get(&v)?;
+                Some(range(Some(lo.clone()), Some(hi.clone())))
+            }
+            ("core", "RangeFull") => Some(range(None, None)),
+            ("core", "RangeFrom") => Some(range(Some(bound(0)?), None)),
+            ("core", "RangeTo") => Some(range(None, Some(bound(0)?))),
+            ("core", "RangeToInclusive") => Some(range(None, Some(&bound(0)? + &Expr::int(1)))),
+            ("ndarray", "NewAxis") => Some(SliceSpec::NewAxis),
+            _ => None,
+        }
+    }
+
+    /// The elements of the array `v` holds (an array literal, or a copy of one), each as
+    /// what it selects; `None` unless every one is known.
+    fn slice_elements(&self, v: ValueId) -> Option<Vec<SliceSpec>> {
+        let mut fields = self.fields_of(v);
+        if fields.is_empty() {
+            let root = self.value(v).kind.root()?;
+            let literal = *self.array_literals.get(&root)?;
+            fields = self.fields_of(literal);
+        }
+        if fields.is_empty() {
+            return None;
+        }
+        fields
+            .iter()
+            .map(|&(_, _, e)| self.slice_elems.get(&self.canonical(e)).cloned())
+            .collect()
+    }
+
+    /// The axes the `SliceInfo` (or a borrow of it) `v` selects.
+    fn slice_info(&self, mut v: ValueId) -> Option<Vec<SliceSpec>> {
+        for _ in 0..8 {
+            v = self.canonical(v);
+            if let Some(specs) = self.slice_infos.get(&v) {
+                return Some(specs.clone());
+            }
+            v = *self.whole_views.get(&v)?;
+        }
+        None
     }
 
     /// A range value (`a..b`) or an index (`k`, the range `k..k + 1`) as a slice of

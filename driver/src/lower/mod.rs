@@ -97,6 +97,11 @@ pub(crate) struct FnLowerer<'a, 'tcx> {
     aliases: FxHashMap<ValueId, ValueId>,
     /// `lo..hi` of integer ranges (`Range` values and the iterators made from them).
     ranges: FxHashMap<ValueId, (Expr, Expr)>,
+    /// What the pieces of ndarray's `s![..]` select: one axis (a `SliceInfoElem` or a
+    /// `Slice`), by its value.
+    slice_elems: FxHashMap<ValueId, tensor_lint_analyzer::ir::SliceSpec>,
+    /// Every axis a `SliceInfo` selects, by its value.
+    slice_infos: FxHashMap<ValueId, Vec<tensor_lint_analyzer::ir::SliceSpec>>,
     /// Integers a body computes at run time, as the symbols that stand for them.
     run_values: Vec<(BodyId, String)>,
     /// Integers read from one element of a buffer, as their symbols, with the element.
@@ -309,6 +314,8 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
             whole_views: FxHashMap::default(),
             aliases: FxHashMap::default(),
             ranges: FxHashMap::default(),
+            slice_elems: FxHashMap::default(),
+            slice_infos: FxHashMap::default(),
             parallel_ranges: FxHashSet::default(),
             zips: FxHashMap::default(),
             storage_tests: Vec::new(),

@@ -144,6 +144,17 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 }
                 None
             }
+            // `*x = *x + *y` (a float's `*x += *y` is one statement): what the operands
+            // read is read before the store, and the number stored passes on nothing.
+            Rvalue::BinaryOp(_, operands) => {
+                self.operand(b, &operands.0, span);
+                self.operand(b, &operands.1, span);
+                None
+            }
+            Rvalue::UnaryOp(_, op) | Rvalue::Repeat(op, _) => {
+                self.operand(b, op, span);
+                None
+            }
             _ => None,
         }
     }

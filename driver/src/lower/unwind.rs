@@ -566,7 +566,10 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             })
             && place.ty(b.mir, self.tcx).ty.is_integral()
             && !self.self_keeps_an_owner(b)
-            // `self.len = n`, or `*len = n` through a reference into `self`.
+            // `self.len = n`, or `*len = n` through a reference into `self`, in a method
+            // (a free function's first parameter, or a closure's captures, are no
+            // container whose length this is: `*bits.add(i) |= m` counts nothing).
+            && self.has_self_receiver(b)
             && self.reaches_self(b, place.local);
         if counts {
             let value = self.local(b, SELF);
@@ -743,6 +746,13 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
     }
 
     /// Whether pointer `local` reaches into what the first parameter (`self`) holds.
+    /// Whether the body is a method's, with a `self` parameter.
+    fn has_self_receiver(&self, b: &BodyCx<'tcx>) -> bool {
+        let def = b.mir.source.def_id();
+        self.tcx.def_kind(def) == rustc_hir::def::DefKind::AssocFn
+            && self.tcx.associated_item(def).is_method()
+    }
+
     fn reaches_self(&self, b: &BodyCx<'tcx>, local: Local) -> bool {
         let in_self = |l: Local| l == SELF || self.root_origin(b, l) == Some(RootOrigin::Param(0));
         b.mir.arg_count >= 1
