@@ -1,6 +1,6 @@
 //! `alias_race`: parallel tasks whose writes reach the same elements.
 
-use crate::common::lint::findings;
+use crate::common::lint::{findings, findings_with_libraries};
 
 #[test]
 fn raw_halves_one_element_too_long_are_proven_under_assumptions() {
@@ -275,4 +275,28 @@ pub fn f(v: &mut [f32], k: usize) -> f32 {
     // The write past the elements read: no overlap.
     let past = text.replace(".add(k) = 1.0", ".add(n + k) = 1.0");
     assert!(findings("alias_race", &past).is_empty());
+}
+
+#[test]
+fn crossbeam_scoped_threads_are_tasks() {
+    let text = r#"
+pub fn halves(v: &mut [f32]) {
+    let n = v.len();
+    let p = v.as_mut_ptr() as usize;
+    crossbeam_utils::thread::scope(|s| {
+        s.spawn(|_| unsafe { std::slice::from_raw_parts_mut(p as *mut f32, n / 2 + 1) }.fill(1.0));
+        s.spawn(|_| {
+            let rest = unsafe { std::slice::from_raw_parts_mut((p as *mut f32).add(n / 2), n - n / 2) };
+            rest.fill(2.0)
+        });
+    })
+    .unwrap();
+}
+"#;
+    let found = findings_with_libraries("alias_race", text);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0].notes[0].contains("both element"), "{found:?}");
+    // Halves that meet.
+    let exact = text.replace("n / 2 + 1)", "n / 2)");
+    assert!(findings_with_libraries("alias_race", &exact).is_empty());
 }

@@ -212,6 +212,9 @@ pub const PATHS: &[(&str, Sem)] = &[
     ),
     ("rayon::scope", Sem::Scope),
     ("rayon::Scope::spawn", Sem::Spawn),
+    // crossbeam's scoped threads (`crossbeam::scope` re-exports them)
+    ("crossbeam_utils::thread::scope", Sem::Scope),
+    ("crossbeam_utils::thread::Scope::spawn", Sem::Spawn),
     // Thread pools: every closure handed to one runs alongside the others and the
     // caller until the pool is joined.
     ("rayon::spawn", Sem::ThreadSpawn),

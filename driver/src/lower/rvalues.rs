@@ -470,6 +470,16 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         if let Some(range) = self.ranges.get(&src).cloned() {
             self.ranges.insert(dst, range);
         }
+        // `Layout::array::<f32>(n).unwrap()`, copied into the `alloc` call.
+        if let Some(layout) = self.layouts.get(&src).cloned() {
+            self.layouts.insert(dst, layout);
+        }
+        if let Some(spec) = self.slice_elems.get(&src).cloned() {
+            self.slice_elems.insert(dst, spec);
+        }
+        if let Some(specs) = self.slice_infos.get(&src).cloned() {
+            self.slice_infos.insert(dst, specs);
+        }
         if let Some(info) = self.iters.get(&src).cloned() {
             self.iters.insert(dst, info);
         }
