@@ -923,3 +923,15 @@ fn the_dump_filter_matches_a_name_and_a_type_path() {
     assert_eq!(functions("k.rs:P::get"), ["fn P::get"]);
     assert!(dump(source, "k.rs:nothing").is_empty());
 }
+
+#[test]
+fn an_array_passed_by_value_is_the_callees_own_copy() {
+    let source = "pub fn bump(mut bins: [u64; 4], t: usize) -> u64 { bins[t % 4] += 1; bins[0] }\n\
+                  pub fn caller(b: [u64; 4]) -> u64 { bump(b, 1) }\n\
+                  pub fn by_ref(bins: &mut [u64; 4], t: usize) { bins[t % 4] += 1; }\n\
+                  pub fn caller_ref(b: &mut [u64; 4]) { by_ref(b, 1) }\n";
+    let caller = ir(source, "caller");
+    assert_eq!(count(&caller, "write "), 0, "{caller}");
+    let caller_ref = ir(source, "caller_ref");
+    assert_eq!(count(&caller_ref, "write "), 1, "{caller_ref}");
+}

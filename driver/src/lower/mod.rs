@@ -998,7 +998,14 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
         } else {
             ReleasedBy::NotOwned
         };
-        let root = self.new_root(&name, RootOrigin::Param(index), elem, released_by, span);
+        // An array passed by value is the callee's own copy: what it writes there is no
+        // write of the caller's.
+        let origin = if matches!(ty.kind(), rustc_middle::ty::Array(..)) {
+            RootOrigin::Static
+        } else {
+            RootOrigin::Param(index)
+        };
+        let root = self.new_root(&name, origin, elem, released_by, span);
         let kind = match class {
             TyClass::RawPtr => ValueKind::RawPtr(Some(root)),
             _ if owned => ValueKind::Root(root),
