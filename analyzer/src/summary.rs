@@ -275,8 +275,18 @@ impl FnSummary {
                 set.extend(params.iter().position(|p| *p == value));
                 continue;
             }
+            // What the function writes in its own copy of an argument (an array passed
+            // by value) is no write of the caller's.
+            let copied_in = |v: ValueId| {
+                points_to
+                    .roots(v)
+                    .iter()
+                    .any(|r| ir.roots.get(r.0 as usize).is_some_and(|r| r.copied_in))
+            };
             let (set, value) = match &stmt.op {
                 Op::Read { value, .. } => (&mut s.reads, *value),
+                Op::Write { value, .. } if copied_in(*value) => continue,
+                Op::InPlace { dst, .. } if copied_in(*dst) => continue,
                 Op::Write { value, .. } => (&mut s.writes, *value),
                 Op::InPlace { dst, .. } => (&mut s.inplace, *dst),
                 // `Box::from_raw(p)` / `Vec::from_raw_parts(p, ..)` takes `p` back into an

@@ -180,6 +180,9 @@ pub struct Root {
     /// Its contents are not initialised when it is allocated (`alloc`,
     /// `Box::new_uninit`, the spare capacity of `Vec::with_capacity`).
     pub uninit: bool,
+    /// A parameter's memory that is the function's own copy of the caller's (an array
+    /// passed by value): writing it writes nothing of the caller's.
+    pub copied_in: bool,
     pub span: Span,
 }
 

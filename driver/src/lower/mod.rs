@@ -998,14 +998,10 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
         } else {
             ReleasedBy::NotOwned
         };
+        let root = self.new_root(&name, RootOrigin::Param(index), elem, released_by, span);
         // An array passed by value is the callee's own copy: what it writes there is no
         // write of the caller's.
-        let origin = if matches!(ty.kind(), rustc_middle::ty::Array(..)) {
-            RootOrigin::Static
-        } else {
-            RootOrigin::Param(index)
-        };
-        let root = self.new_root(&name, origin, elem, released_by, span);
+        self.roots[root.0 as usize].copied_in = matches!(ty.kind(), rustc_middle::ty::Array(..));
         let kind = match class {
             TyClass::RawPtr => ValueKind::RawPtr(Some(root)),
             _ if owned => ValueKind::Root(root),
@@ -1553,6 +1549,7 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
             producer: None,
             allocated_by: None,
             uninit: false,
+            copied_in: false,
             span,
         });
         id
