@@ -59,11 +59,11 @@ pub struct FnSummary {
     /// write through it has a place known over the function's integer parameters:
     /// `*data.add(i >> 3) &= m` writes element `i/8`, and a loop `for j in 0..n` writing
     /// `*c.add(j)` writes `n` elements from 0. The caller places them at its argument.
-    pub write_regions: Vec<WriteRegion>,
+    pub write_regions: Vec<AccessRegion>,
     /// The elements a function reads through a raw-pointer parameter, as
-    /// [`Self::write_regions`] says its writes (`*y.add(i) += ..` in a loop reads the
+    /// [`Self::write_regions`] places its writes (`*y.add(i) += ..` in a loop reads the
     /// `n` elements it writes).
-    pub read_regions: Vec<WriteRegion>,
+    pub read_regions: Vec<AccessRegion>,
     /// What a `bool` result says when it is `true` (see [`FnIr::returns_condition`]).
     pub returns_condition: Vec<crate::ir::Assumption>,
     /// Entries of buffer fields of parameters an atomic operation writes (a lock of
@@ -92,7 +92,7 @@ pub struct FieldWrite {
 /// past where the pointer points, with `dims` (length, stride), all over the names of
 /// the function's integer parameters.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct WriteRegion {
+pub struct AccessRegion {
     pub param: usize,
     pub elem_bytes: u32,
     pub offset: crate::oracle::Expr,
@@ -144,31 +144,6 @@ impl FnSummary {
         s
     }
 
-    /// The elements the function writes through its raw-pointer parameter `param`
-    /// ([`Self::write_regions`]), placed at `at`, where the caller's pointer points;
-    /// `in_caller` puts an expression over the function's integer parameters in the
-    /// caller's terms. `None` when the summary does not place them, or one of them
-    /// cannot be said in the caller's terms.
-    pub fn placed_writes(
-        &self,
-        param: usize,
-        at: &crate::oracle::View,
-        in_caller: impl Fn(&crate::oracle::Expr) -> Option<crate::oracle::Expr>,
-    ) -> Option<Vec<crate::oracle::View>> {
-        placed(&self.write_regions, param, at, in_caller)
-    }
-
-    /// The elements the function reads through its raw-pointer parameter `param`
-    /// ([`Self::read_regions`]), placed as [`Self::placed_writes`] places its writes.
-    pub fn placed_reads(
-        &self,
-        param: usize,
-        at: &crate::oracle::View,
-        in_caller: impl Fn(&crate::oracle::Expr) -> Option<crate::oracle::Expr>,
-    ) -> Option<Vec<crate::oracle::View>> {
-        placed(&self.read_regions, param, at, in_caller)
-    }
-
     /// The summary the annotations alone give.
     pub fn from_annotations(ann: &Annotations) -> FnSummary {
         let mut s = FnSummary::default();
@@ -207,6 +182,14 @@ impl FnSummary {
             param_root(ir.roots.get(root.0 as usize)?)
         };
         let kind = |v: ValueId| ir.values.get(v.0 as usize).map(|v| &v.kind);
+        // What the function writes in its own copy of an argument (an array passed by
+        // value) is no write of the caller's.
+        let copied_in = |v: ValueId| {
+            points_to
+                .roots(v)
+                .iter()
+                .any(|r| ir.roots.get(r.0 as usize).is_some_and(|r| r.copied_in))
+        };
         let params = ir.bodies.first().map_or(&[][..], |b| &b.params[..]);
         // The parameters deallocated, and those released another way (dropped, freed by
         // a function).
@@ -275,14 +258,6 @@ impl FnSummary {
                 set.extend(params.iter().position(|p| *p == value));
                 continue;
             }
-            // What the function writes in its own copy of an argument (an array passed
-            // by value) is no write of the caller's.
-            let copied_in = |v: ValueId| {
-                points_to
-                    .roots(v)
-                    .iter()
-                    .any(|r| ir.roots.get(r.0 as usize).is_some_and(|r| r.copied_in))
-            };
             let (set, value) = match &stmt.op {
                 Op::Read { value, .. } => (&mut s.reads, *value),
                 Op::Write { value, .. } if copied_in(*value) => continue,
@@ -616,14 +591,18 @@ fn int_param_names(ir: &FnIr) -> Vec<String> {
         .collect()
 }
 
-/// `regions` of parameter `param`, placed at `at` (see [`FnSummary::placed_writes`]).
-fn placed(
-    regions: &[WriteRegion],
+/// The elements a function reads or writes through its raw-pointer parameter `param`
+/// (`regions`: [`FnSummary::read_regions`] or [`FnSummary::write_regions`]), placed at
+/// `at`, where the caller's pointer points; `in_caller` puts an expression over the
+/// function's integer parameters in the caller's terms. `None` when the summary does
+/// not place them, or one of them cannot be said in the caller's terms.
+pub fn placed(
+    regions: &[AccessRegion],
     param: usize,
     at: &crate::oracle::View,
     in_caller: impl Fn(&crate::oracle::Expr) -> Option<crate::oracle::Expr>,
 ) -> Option<Vec<crate::oracle::View>> {
-    let places: Vec<&WriteRegion> = regions.iter().filter(|w| w.param == param).collect();
+    let places: Vec<&AccessRegion> = regions.iter().filter(|w| w.param == param).collect();
     if places.is_empty() {
         return None;
     }
@@ -657,7 +636,7 @@ fn placed(
 /// What [`FnSummary::write_regions`] (with `writes`) or [`FnSummary::read_regions`]
 /// says of `ir`: for each raw-pointer parameter in `params` whose every write (or read)
 /// has a known place, those places relative to it.
-fn access_regions(ir: &FnIr, params: &BTreeSet<usize>, writes: bool) -> Vec<WriteRegion> {
+fn access_regions(ir: &FnIr, params: &BTreeSet<usize>, writes: bool) -> Vec<AccessRegion> {
     let Some(body) = ir.bodies.first() else {
         return Vec::new();
     };
@@ -699,7 +678,7 @@ fn access_regions(ir: &FnIr, params: &BTreeSet<usize>, writes: bool) -> Vec<Writ
                         && !base.offset.symbols().iter().any(|s| !names.contains(s))
                 });
             match place {
-                Some(r) => places.push(WriteRegion {
+                Some(r) => places.push(AccessRegion {
                     param,
                     elem_bytes: r.elem_bytes,
                     offset: &r.offset - &base.offset,

@@ -17,7 +17,7 @@ use tensor_lint_analyzer::models::{
 };
 use tensor_lint_analyzer::oracle::{Expr, View};
 use tensor_lint_analyzer::source::Span;
-use tensor_lint_analyzer::summary::{FnSummary, ReturnSummary};
+use tensor_lint_analyzer::summary::{self, AccessRegion, FnSummary, ReturnSummary};
 
 use super::places::Loc;
 use super::rvalues::{shifted, with_len};
@@ -931,7 +931,9 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             for v in parts(self, i) {
                 // Through a raw pointer, the elements the callee says it reads, placed
                 // here, as its writes are below.
-                if let Some(regions) = self.placed_accesses(callee, &summary, i, v, args, false) {
+                if let Some(regions) =
+                    self.placed_accesses(callee, &summary.read_regions, i, v, args)
+                {
                     for region in regions {
                         let region = Some(region);
                         self.emit(b, Op::Read { value: v, region }, span);
@@ -964,7 +966,9 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             for v in parts(self, i) {
                 // Through a raw pointer, the elements the callee says it writes
                 // (`*bits.add(i / 8) |= ..` writes element `i / 8`), placed here.
-                if let Some(regions) = self.placed_accesses(callee, &summary, i, v, args, true) {
+                if let Some(regions) =
+                    self.placed_accesses(callee, &summary.write_regions, i, v, args)
+                {
                     for region in regions {
                         self.emit(
                             b,
@@ -1324,29 +1328,23 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         }
     }
 
-    /// The elements `callee` writes (or, without `writes`, reads) through its raw-pointer
-    /// parameter `param`, placed at the pointer `value` given for it (see
-    /// `FnSummary::write_regions`); `None` when the summary does not place them or an
-    /// integer argument is not known.
+    /// The elements `callee` reads or writes (`regions`, of its summary) through its
+    /// raw-pointer parameter `param`, placed at the pointer `value` given for it (see
+    /// `summary::placed`); `None` when the summary does not place them or an integer
+    /// argument is not known.
     fn placed_accesses(
         &self,
         callee: DefId,
-        summary: &FnSummary,
+        regions: &[AccessRegion],
         param: usize,
         value: ValueId,
         args: &[Arg<'tcx>],
-        writes: bool,
     ) -> Option<Vec<View>> {
         if !matches!(self.value(value).kind, ValueKind::RawPtr(_)) {
             return None;
         }
         let at = self.value(value).view.clone()?;
-        let in_caller = |e: &Expr| self.callee_offset(callee, e, args);
-        if writes {
-            summary.placed_writes(param, &at, in_caller)
-        } else {
-            summary.placed_reads(param, &at, in_caller)
-        }
+        summary::placed(regions, param, &at, |e| self.callee_offset(callee, e, args))
     }
 
     /// `dst`, a struct of the crate without a `Drop` of its own that a callee built: each
@@ -3027,22 +3025,34 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
     /// The elements `lo..hi` the range `i` (of type `ty`) picks out of `buffer`: `a..b`,
     /// `..b`, `..=b`, and `a..` or `..` when the buffer's length is known.
     fn index_range(&self, i: ValueId, ty: Ty<'tcx>, buffer: ValueId) -> Option<(Expr, Expr)> {
-        if let Some(range) = self.ranges.get(&i) {
-            return Some(range.clone());
+        let (lo, hi) = self.range_bounds(i, ty)?;
+        let hi = match hi {
+            Some(hi) => hi,
+            None => self.length_of(buffer)?,
+        };
+        Some((lo.unwrap_or_else(|| Expr::int(0)), hi))
+    }
+
+    /// The bounds of the range `v` of type `ty` (`a..b`, `a..=b`, `a..`, `..b`, `..=b`,
+    /// `..`), the end past the last element, `None` for an open side; `None` for a value
+    /// that is no range or whose bounds are not known.
+    fn range_bounds(&self, v: ValueId, ty: Ty<'tcx>) -> Option<(Option<Expr>, Option<Expr>)> {
+        if let Some((lo, hi)) = self.ranges.get(&v) {
+            return Some((Some(lo.clone()), Some(hi.clone())));
         }
-        let ty::Adt(adt, _) = ty.kind() else {
+        let ty::Adt(adt, _) = ty.peel_refs().kind() else {
             return None;
         };
         let tcx = self.tcx;
         if tcx.crate_name(adt.did().krate).as_str() != "core" {
             return None;
         }
-        let bound = || self.field_of(i, 0, 0).and_then(|f| self.int_of(f));
+        let bound = || self.field_of(v, 0, 0).and_then(|f| self.int_of(f));
         match tcx.item_name(adt.did()).as_str() {
-            "RangeTo" => Some((Expr::int(0), bound()?)),
-            "RangeToInclusive" => Some((Expr::int(0), &bound()? + &Expr::int(1))),
-            "RangeFrom" => Some((bound()?, self.length_of(buffer)?)),
-            "RangeFull" => Some((Expr::int(0), self.length_of(buffer)?)),
+            "RangeFull" => Some((None, None)),
+            "RangeFrom" => Some((Some(bound()?), None)),
+            "RangeTo" => Some((None, Some(bound()?))),
+            "RangeToInclusive" => Some((None, Some(&bound()? + &Expr::int(1)))),
             _ => None,
         }
     }
@@ -3109,31 +3119,19 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         if let Some(spec) = self.slice_elems.get(&v) {
             return Some(spec.clone());
         }
-        let range = |start: Option<Expr>, end: Option<Expr>| SliceSpec::Range {
-            start,
-            end,
-            step: Expr::int(1),
-        };
+        if let Some((start, end)) = self.range_bounds(v, ty) {
+            return Some(SliceSpec::Range {
+                start,
+                end,
+                step: Expr::int(1),
+            });
+        }
         let ty = ty.peel_refs();
-        let ty::Adt(adt, _) = ty.kind() else {
-            return self.int_of(v).map(SliceSpec::Index);
-        };
-        let tcx = self.tcx;
-        let bound = |k: u32| self.field_of(v, 0, k).and_then(|f| self.int_of(f));
-        match (
-            tcx.crate_name(adt.did().krate).as_str(),
-            tcx.item_name(adt.did()).as_str(),
-        ) {
-            ("core", "Range" | "RangeInclusive") => {
-                let (lo, hi) = self.ranges.get(&v)?;
-                Some(range(Some(lo.clone()), Some(hi.clone())))
+        match ty.kind() {
+            ty::Adt(..) => {
+                types::adt_is(self.tcx, ty, "ndarray", "NewAxis").then_some(SliceSpec::NewAxis)
             }
-            ("core", "RangeFull") => Some(range(None, None)),
-            ("core", "RangeFrom") => Some(range(Some(bound(0)?), None)),
-            ("core", "RangeTo") => Some(range(None, Some(bound(0)?))),
-            ("core", "RangeToInclusive") => Some(range(None, Some(&bound(0)? + &Expr::int(1)))),
-            ("ndarray", "NewAxis") => Some(SliceSpec::NewAxis),
-            _ => None,
+            _ => self.int_of(v).map(SliceSpec::Index),
         }
     }
 

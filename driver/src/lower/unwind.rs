@@ -745,7 +745,6 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         self.owned_source(b, base, depth + 1)
     }
 
-    /// Whether pointer `local` reaches into what the first parameter (`self`) holds.
     /// Whether the body is a method's, with a `self` parameter.
     fn has_self_receiver(&self, b: &BodyCx<'tcx>) -> bool {
         let def = b.mir.source.def_id();
@@ -753,6 +752,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             && self.tcx.associated_item(def).is_method()
     }
 
+    /// Whether pointer `local` reaches into what the first parameter (`self`) holds.
     fn reaches_self(&self, b: &BodyCx<'tcx>, local: Local) -> bool {
         let in_self = |l: Local| l == SELF || self.root_origin(b, l) == Some(RootOrigin::Param(0));
         b.mir.arg_count >= 1
