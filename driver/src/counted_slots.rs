@@ -14,6 +14,13 @@
 //! (`drop_in_place`); the count is updated in a block that dominates a call of code
 //! the caller supplies (a closure or trait method on a type parameter) whose result
 //! `ptr::write` stores.
+//!
+//! The count may also be advanced by a method of the type that hands the counted slot
+//! back (`let slot = self.push_slot(n)?;`, where `push_slot` does `self.top += n` and
+//! returns `&mut self.data[..]`): then the write must store into what that method
+//! returned. A slot that keeps its own count (a length in the slot, reset before the
+//! caller's code runs and advanced after each write) is written as it is counted, and
+//! is no finding.
 
 use rustc_data_structures::fx::{FxHashMap, FxHashSet};
 use rustc_hir::def_id::{DefId, LocalDefId};
@@ -77,6 +84,18 @@ fn drop_counts(tcx: TyCtxt<'_>, adt: DefId) -> Option<FxHashSet<usize>> {
     Some(bodies.iter().flat_map(|mir| fields_read(mir)).collect())
 }
 
+/// A call of a method of the type that advances a count and returns the slot it
+/// counted (`let d = self.push_inner(n)?;`).
+struct HandedSlot {
+    block: BasicBlock,
+    field: usize,
+    span: rustc_span::Span,
+    /// The locals that hold what the call returned, or a pointer or reference made
+    /// from it.
+    derived: FxHashSet<Local>,
+    method: rustc_span::Symbol,
+}
+
 /// The counted-before-written slots of method `body` of struct `adt`.
 fn found_in(
     tcx: TyCtxt<'_>,
@@ -127,7 +146,8 @@ fn found_in(
             }
         }
     }
-    if updates.is_empty() {
+    let handed = handed_slots(tcx, mir, adt, counts);
+    if updates.is_empty() && handed.is_empty() {
         return;
     }
     let dominators = mir.basic_blocks.dominators();
@@ -149,15 +169,28 @@ fn found_in(
         if !callers_code(tcx, func) || !destination.projection.is_empty() {
             continue;
         }
-        // The count was updated before, on every path here.
-        let Some(&(_, field, count_at)) = updates
-            .iter()
-            .find(|(u, _, _)| *u != bb && dominators.dominates(*u, bb))
-        else {
+        // The result is what `ptr::write` stores next.
+        let Some((write_at, slot)) = written_by_next(tcx, mir, *next, destination.local) else {
             continue;
         };
-        // The result is what `ptr::write` stores next.
-        let Some(write_at) = written_by_next(tcx, mir, *next, destination.local) else {
+        // The count was updated before, on every path here: by the method itself, or
+        // by a method that handed back the slot now written.
+        let direct = updates
+            .iter()
+            .find(|(u, _, _)| *u != bb && dominators.dominates(*u, bb))
+            .map(|&(_, field, count_at)| (field, count_at, None));
+        let by_method = || {
+            handed
+                .iter()
+                .find(|h| {
+                    h.block != bb
+                        && dominators.dominates(h.block, bb)
+                        && slot.is_some_and(|s| h.derived.contains(&s))
+                        && !keeps_own_count(mir, h, bb, dominators)
+                })
+                .map(|h| (h.field, h.span, Some(h.method.to_string())))
+        };
+        let Some((field, count_at, counted_by)) = direct.or_else(by_method) else {
             continue;
         };
         out.extend(finding(
@@ -167,8 +200,216 @@ fn found_in(
             field,
             (*fn_span, count_at),
             Some(write_at),
+            counted_by,
         ));
     }
+}
+
+/// The calls of `mir` to methods of struct `adt`, given `self`, that advance a count
+/// field (`self.top += n`) and return a reference or pointer (the slot counted).
+fn handed_slots<'tcx>(
+    tcx: TyCtxt<'tcx>,
+    mir: &mir::Body<'tcx>,
+    adt: DefId,
+    counts: &FxHashSet<usize>,
+) -> Vec<HandedSlot> {
+    let self_local = Local::from_usize(1);
+    // Locals that are `self` again (`_3 = &mut (*_1)`).
+    let reborrows: FxHashSet<Local> = mir
+        .basic_blocks
+        .iter()
+        .flat_map(|data| &data.statements)
+        .filter_map(|stmt| match &stmt.kind {
+            StatementKind::Assign(assign) => match &assign.1 {
+                Rvalue::Ref(_, _, place)
+                    if place.local == self_local
+                        && place.projection.as_slice() == [mir::PlaceElem::Deref] =>
+                {
+                    assign.0.as_local()
+                }
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    let mut out = Vec::new();
+    for (bb, data) in mir.basic_blocks.iter_enumerated() {
+        if data.is_cleanup {
+            continue;
+        }
+        let TerminatorKind::Call {
+            func,
+            args,
+            destination,
+            fn_span,
+            ..
+        } = &data.terminator().kind
+        else {
+            continue;
+        };
+        let Some((callee, _)) = func.const_fn_def() else {
+            continue;
+        };
+        if !crate::structs::own_method_of(tcx, adt, callee) || !destination.projection.is_empty() {
+            continue;
+        }
+        let given_self = args
+            .first()
+            .and_then(|a| a.node.place())
+            .and_then(|p| p.as_local())
+            .is_some_and(|l| l == self_local || reborrows.contains(&l));
+        if !given_self || !holds_a_pointer(mir.local_decls[destination.local].ty) {
+            continue;
+        }
+        let Some(field) = advanced_count(tcx.optimized_mir(callee), counts) else {
+            continue;
+        };
+        out.push(HandedSlot {
+            block: bb,
+            field,
+            span: *fn_span,
+            derived: derived_from(mir, destination.local),
+            method: tcx.item_name(callee),
+        });
+    }
+    out
+}
+
+/// A count field a method advances from its own value (`self.top += n`).
+fn advanced_count(mir: &mir::Body<'_>, counts: &FxHashSet<usize>) -> Option<usize> {
+    let reads_field =
+        |op: &Operand<'_>, f: usize| op.place().is_some_and(|p| self_field(&p, true) == Some(f));
+    let mut summed: FxHashSet<usize> = FxHashSet::default();
+    let mut assigned: Vec<usize> = Vec::new();
+    for data in mir.basic_blocks.iter().filter(|d| !d.is_cleanup) {
+        for stmt in &data.statements {
+            let StatementKind::Assign(assign) = &stmt.kind else {
+                continue;
+            };
+            let (dst, rvalue) = &**assign;
+            if let Rvalue::BinaryOp(
+                mir::BinOp::Add | mir::BinOp::AddWithOverflow | mir::BinOp::AddUnchecked,
+                operands,
+            ) = rvalue
+            {
+                for &f in counts {
+                    if reads_field(&operands.0, f) || reads_field(&operands.1, f) {
+                        summed.insert(f);
+                    }
+                }
+            }
+            if let Some(f) = self_field(dst, true).filter(|f| counts.contains(f)) {
+                assigned.push(f);
+            }
+        }
+    }
+    assigned.into_iter().find(|f| summed.contains(f))
+}
+
+/// Whether a type holds a reference or a raw pointer (`Result<&mut [usize], ()>`).
+fn holds_a_pointer(ty: ty::Ty<'_>) -> bool {
+    ty.walk()
+        .any(|arg| arg.as_type().is_some_and(|t| t.is_ref() || t.is_raw_ptr()))
+}
+
+/// The locals of `mir` that hold `result` or what is made from it: its payload, a
+/// pointer or reference to it or into it, what a call given one of them returns
+/// when that holds a pointer (`d.as_mut_ptr()`, `p.offset(1)`, `r?`).
+fn derived_from<'tcx>(mir: &mir::Body<'tcx>, result: Local) -> FxHashSet<Local> {
+    let mut derived: FxHashSet<Local> = FxHashSet::default();
+    derived.insert(result);
+    let from = |place: &mir::Place<'_>, derived: &FxHashSet<Local>| derived.contains(&place.local);
+    loop {
+        let before = derived.len();
+        for data in mir.basic_blocks.iter() {
+            for stmt in &data.statements {
+                let StatementKind::Assign(assign) = &stmt.kind else {
+                    continue;
+                };
+                let (dst, rvalue) = &**assign;
+                let Some(dst) = dst.as_local() else {
+                    continue;
+                };
+                let made = match rvalue {
+                    Rvalue::Use(op, _) | Rvalue::Cast(_, op, _) => {
+                        op.place().is_some_and(|p| from(&p, &derived))
+                    }
+                    Rvalue::Ref(_, _, place)
+                    | Rvalue::RawPtr(_, place)
+                    | Rvalue::CopyForDeref(place) => from(place, &derived),
+                    _ => false,
+                };
+                if made {
+                    derived.insert(dst);
+                }
+            }
+            if let TerminatorKind::Call {
+                args, destination, ..
+            } = &data.terminator().kind
+            {
+                let given = args
+                    .first()
+                    .and_then(|a| a.node.place())
+                    .is_some_and(|p| from(&p, &derived));
+                if given
+                    && destination.projection.is_empty()
+                    && holds_a_pointer(mir.local_decls[destination.local].ty)
+                {
+                    derived.insert(destination.local);
+                }
+            }
+        }
+        if derived.len() == before {
+            return derived;
+        }
+    }
+}
+
+/// Whether the slot `handed` keeps its own count of the values written into it: a
+/// store through what the method returned before the caller's code at `call` runs
+/// (the count reset), on every path, and another after the write, before that code
+/// runs again (the count advanced).
+fn keeps_own_count(
+    mir: &mir::Body<'_>,
+    handed: &HandedSlot,
+    call: BasicBlock,
+    dominators: &rustc_data_structures::graph::dominators::Dominators<BasicBlock>,
+) -> bool {
+    let stores: Vec<BasicBlock> = mir
+        .basic_blocks
+        .iter_enumerated()
+        .filter(|(_, data)| !data.is_cleanup)
+        .filter(|(_, data)| {
+            data.statements.iter().any(|stmt| match &stmt.kind {
+                StatementKind::Assign(assign) => {
+                    handed.derived.contains(&assign.0.local)
+                        && assign.0.projection.first() == Some(&mir::PlaceElem::Deref)
+                }
+                _ => false,
+            })
+        })
+        .map(|(bb, _)| bb)
+        .collect();
+    let reset = stores
+        .iter()
+        .any(|&s| s != call && dominators.dominates(s, call));
+    let TerminatorKind::Call {
+        target: Some(after_call),
+        ..
+    } = mir.basic_blocks[call].terminator().kind
+    else {
+        return false;
+    };
+    // The blocks after the call that are reached before the call runs again.
+    let mut seen: FxHashSet<BasicBlock> = FxHashSet::default();
+    let mut work = vec![after_call];
+    while let Some(bb) = work.pop() {
+        if bb == call || !seen.insert(bb) || mir.basic_blocks[bb].is_cleanup {
+            continue;
+        }
+        work.extend(mir.basic_blocks[bb].terminator().successors());
+    }
+    reset && stores.iter().any(|s| seen.contains(s))
 }
 
 /// A finding on count field `field` of struct `adt`, at the spans `(at, count_at)` of
@@ -180,6 +421,7 @@ fn finding(
     field: usize,
     (at, count_at): (rustc_span::Span, rustc_span::Span),
     write_at: Option<rustc_span::Span>,
+    counted_by: Option<String>,
 ) -> Option<CountedBeforeWritten> {
     let count = tcx
         .adt_def(adt)
@@ -196,6 +438,7 @@ fn finding(
             None => None,
         },
         owner: tcx.item_name(adt).to_string(),
+        counted_by,
     })
 }
 
@@ -228,7 +471,15 @@ fn dropped_before_uncounted<'tcx>(
         }) else {
             continue;
         };
-        out.extend(finding(tcx, files, adt, field, (span, count_at), None));
+        out.extend(finding(
+            tcx,
+            files,
+            adt,
+            field,
+            (span, count_at),
+            None,
+            None,
+        ));
     }
 }
 
@@ -324,13 +575,13 @@ fn callers_code<'tcx>(tcx: TyCtxt<'tcx>, func: &Operand<'tcx>) -> bool {
 }
 
 /// The span of the `ptr::write` in block `bb` (or the block it falls through to) that
-/// stores `value`.
+/// stores `value`, with the local of the pointer it writes through.
 fn written_by_next<'tcx>(
     tcx: TyCtxt<'tcx>,
     mir: &mir::Body<'tcx>,
     bb: BasicBlock,
     value: Local,
-) -> Option<rustc_span::Span> {
+) -> Option<(rustc_span::Span, Option<Local>)> {
     let mut bb = bb;
     for _ in 0..4 {
         let data = &mir.basic_blocks[bb];
@@ -350,7 +601,11 @@ fn written_by_next<'tcx>(
                     .and_then(|a| a.node.place())
                     .is_some_and(|p| p.as_local() == Some(value));
                 if is_write && stores {
-                    return Some(*fn_span);
+                    let slot = args
+                        .first()
+                        .and_then(|a| a.node.place())
+                        .and_then(|p| p.as_local());
+                    return Some((*fn_span, slot));
                 }
                 bb = (*target)?;
             }

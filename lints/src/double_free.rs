@@ -124,8 +124,13 @@ crate::declare_lint! {
     /// 1`), and then stores with `ptr::write` the result of code the caller supplies (a
     /// closure or a trait method on a type parameter: `ptr::write(slot, f())`,
     /// `ptr::write(slot, value.clone())`). If that code panics, `Drop` drops the slot
-    /// never written. Not reported: a count updated in another function the method
-    /// calls, and a value computed before the count is updated. The converse as well:
+    /// never written. The count may also be advanced by a method of the type that
+    /// hands the counted slot back (`let (len, at) = self.push_run(n)?;`, where
+    /// `push_run` does `self.top += n`), when the value is written into what it
+    /// returned. Not reported: a count updated in any other function the method
+    /// calls, a value computed before the count is updated, and a slot that keeps
+    /// its own count of written values (set before the caller's code runs, advanced
+    /// after each write, through what the method returned). The converse as well:
     /// a method that drops counted values through a method of the type (`self.
     /// drop_range(len..self.size)`) and updates the count only after (`self.size =
     /// len`): a panic in one value's `Drop` leaves the count covering values already
@@ -563,14 +568,25 @@ fn counted_slot_diagnostic(c: &CountedBeforeWritten) -> Diagnostic {
         Label::new(c.at, "the caller's code runs here, and may panic"),
     )
     .with_code(DOUBLE_FREE.code())
-    .with_label(c.count_at, format!("the slot is counted in `self.{count}` here"))
+    .with_label(
+        c.count_at,
+        match &c.counted_by {
+            Some(method) => format!("`{method}` counts the slot in `self.{count}` here, and hands it back"),
+            None => format!("the slot is counted in `self.{count}` here"),
+        },
+    )
     .with_label(write_at, "the slot is written only here, after")
     .with_note(format!(
         "on unwinding, `Drop for {owner}` drops every slot `{count}` counts, this one uninitialised"
     ))
-    .with_help(format!(
-        "compute the value first and count the slot once it is written (`let v = f(); ptr::write(slot, v);`, then update `self.{count}`)"
-    ))
+    .with_help(match &c.counted_by {
+        Some(_) => format!(
+            "compute the values before `self.{count}` counts the slot, or give the slot a count of its own that is zero before the caller's code runs and grows after each write"
+        ),
+        None => format!(
+            "compute the value first and count the slot once it is written (`let v = f(); ptr::write(slot, v);`, then update `self.{count}`)"
+        ),
+    })
 }
 
 fn read_out_of_node_diagnostic(r: &ReadOutOfNode) -> Diagnostic {

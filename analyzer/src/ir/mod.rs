@@ -851,6 +851,9 @@ pub struct CountedBeforeWritten {
     /// them, and the count is updated only at `count_at`, after.
     pub write_at: Option<Span>,
     pub owner: String,
+    /// The method of the type that counted the slot and handed it back, when the
+    /// count is updated there rather than in the method itself.
+    pub counted_by: Option<String>,
 }
 
 /// A node a method retires (hands to a deferred destruction) after moving one pointer
