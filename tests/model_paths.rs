@@ -1,8 +1,9 @@
-//! Every row of the model table (`analyzer/src/models/paths.rs`) names an item of the
-//! library it is for: checked with the compiler front end on a file that loads std,
-//! ndarray, rayon and crossbeam, so that a library moving an item (or a new nightly
-//! moving one of std's) is a failing test rather than a model that silently stops
-//! applying.
+//! Every row of the model table and of the table of roles
+//! (`analyzer/src/models/paths.rs`) names an item of the library it is for: checked
+//! with the compiler front end on a file that loads std, ndarray, rayon,
+//! crossbeam-utils and crossbeam-epoch, so that a library moving an item (or a new
+//! nightly moving one of std's) is a failing test rather than a model that silently
+//! stops applying.
 
 mod common;
 

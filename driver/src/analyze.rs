@@ -65,7 +65,7 @@ fn run(tcx: TyCtxt<'_>, options: &Options, files: &Files) -> CrateFindings {
         .map(|&def| crate::annotations::of(tcx, def, files, &mut problems))
         .collect();
     let models = Models::new(tcx, options.models.clone());
-    let release_flags = crate::release_flags::release_flags(tcx);
+    let release_flags = crate::release_flags::release_flags(tcx, &models);
     let cx = CrateCx {
         tcx,
         files,
@@ -92,15 +92,15 @@ fn run(tcx: TyCtxt<'_>, options: &Options, files: &Files) -> CrateFindings {
     // functions are computed on as many threads as there are cores (at most four).
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
     let mut ir = program::analyze_functions(&name, &annotated, &analysis, &mut lowerer, threads);
-    ir.structs = crate::structs::crate_structs(tcx, files);
+    ir.structs = crate::structs::crate_structs(tcx, &models, files);
     ir.dangling = fns
         .iter()
         .flat_map(|&def| crate::dangling::dangling_pointers(tcx, files, def))
         .collect();
-    ir.node_reads = crate::node_reads::reads_out_of_nodes(tcx, files);
-    ir.lent_owned = crate::lent_pointers::lent_pointers_owned(tcx, files, &release_flags);
-    ir.retired_reachable = crate::retired_nodes::retired_reachable(tcx, files);
-    ir.counted_slots = crate::counted_slots::counted_before_written(tcx, files);
+    ir.node_reads = crate::node_reads::reads_out_of_nodes(tcx, &models, files);
+    ir.lent_owned = crate::lent_pointers::lent_pointers_owned(tcx, &models, files, &release_flags);
+    ir.retired_reachable = crate::retired_nodes::retired_reachable(tcx, &models, files);
+    ir.counted_slots = crate::counted_slots::counted_before_written(tcx, &models, files);
     let lint_cx = LintContext {
         ir: &ir,
         sources: &files.sources,

@@ -28,12 +28,18 @@ use rustc_middle::mir::{self, BasicBlock, Local, Operand, Rvalue, StatementKind,
 use rustc_middle::ty::{self, TyCtxt, TypeVisitableExt};
 
 use tensor_lint_analyzer::ir::CountedBeforeWritten;
+use tensor_lint_analyzer::models::Role;
 
 use crate::files::Files;
+use crate::models::Models;
 use crate::released_fields::{callees, fields_read, self_field};
 
 /// The slots of the crate counted before they are written.
-pub(crate) fn counted_before_written(tcx: TyCtxt<'_>, files: &Files) -> Vec<CountedBeforeWritten> {
+pub(crate) fn counted_before_written(
+    tcx: TyCtxt<'_>,
+    models: &Models,
+    files: &Files,
+) -> Vec<CountedBeforeWritten> {
     let mut out = Vec::new();
     let mut counts_of: FxHashMap<DefId, Option<FxHashSet<usize>>> = FxHashMap::default();
     for body in crate::structs::crate_bodies(tcx) {
@@ -49,18 +55,18 @@ pub(crate) fn counted_before_written(tcx: TyCtxt<'_>, files: &Files) -> Vec<Coun
         }
         let Some(counts) = counts_of
             .entry(adt)
-            .or_insert_with(|| drop_counts(tcx, adt))
+            .or_insert_with(|| drop_counts(tcx, models, adt))
         else {
             continue;
         };
-        found_in(tcx, files, body, adt, counts, &mut out);
+        found_in(tcx, models, files, body, adt, counts, &mut out);
     }
     out
 }
 
 /// The fields of struct `adt` its `Drop` reads to drop values in place: `None` when
 /// its `Drop` (with the methods of the type it calls) drops nothing in place.
-fn drop_counts(tcx: TyCtxt<'_>, adt: DefId) -> Option<FxHashSet<usize>> {
+fn drop_counts(tcx: TyCtxt<'_>, models: &Models, adt: DefId) -> Option<FxHashSet<usize>> {
     let destructor = tcx.adt_destructor(adt)?;
     let drop_fn = destructor.did.as_local()?;
     if !tcx.is_mir_available(drop_fn.to_def_id()) {
@@ -78,7 +84,7 @@ fn drop_counts(tcx: TyCtxt<'_>, adt: DefId) -> Option<FxHashSet<usize>> {
         }
         k += 1;
     }
-    if !bodies.iter().any(|mir| drops_in_place(tcx, mir)) {
+    if !bodies.iter().any(|mir| drops_in_place(tcx, models, mir)) {
         return None;
     }
     Some(bodies.iter().flat_map(|mir| fields_read(mir)).collect())
@@ -99,6 +105,7 @@ struct HandedSlot {
 /// The counted-before-written slots of method `body` of struct `adt`.
 fn found_in(
     tcx: TyCtxt<'_>,
+    models: &Models,
     files: &Files,
     body: LocalDefId,
     adt: DefId,
@@ -151,7 +158,7 @@ fn found_in(
         return;
     }
     let dominators = mir.basic_blocks.dominators();
-    dropped_before_uncounted(tcx, files, mir, adt, &updates, dominators, out);
+    dropped_before_uncounted(tcx, models, files, mir, adt, &updates, out);
     for (bb, data) in mir.basic_blocks.iter_enumerated() {
         if data.is_cleanup {
             continue;
@@ -170,7 +177,8 @@ fn found_in(
             continue;
         }
         // The result is what `ptr::write` stores next.
-        let Some((write_at, slot)) = written_by_next(tcx, mir, *next, destination.local) else {
+        let Some((write_at, slot)) = written_by_next(tcx, models, mir, *next, destination.local)
+        else {
             continue;
         };
         // The count was updated before, on every path here: by the method itself, or
@@ -448,18 +456,19 @@ fn finding(
 /// every path before it.
 fn dropped_before_uncounted<'tcx>(
     tcx: TyCtxt<'tcx>,
+    models: &Models,
     files: &Files,
     mir: &mir::Body<'tcx>,
     adt: DefId,
     updates: &[(BasicBlock, usize, rustc_span::Span)],
-    dominators: &rustc_data_structures::graph::dominators::Dominators<BasicBlock>,
     out: &mut Vec<CountedBeforeWritten>,
 ) {
+    let dominators = mir.basic_blocks.dominators();
     for (bb, data) in mir.basic_blocks.iter_enumerated() {
         if data.is_cleanup {
             continue;
         }
-        let Some((span, next)) = drops_values_here(tcx, adt, data) else {
+        let Some((span, next)) = drops_values_here(tcx, models, adt, data) else {
             continue;
         };
         let after = reachable_from(mir, next);
@@ -487,6 +496,7 @@ fn dropped_before_uncounted<'tcx>(
 /// follows: a call of a method of struct `adt` that does (`self.drop_range(r)`).
 fn drops_values_here<'tcx>(
     tcx: TyCtxt<'tcx>,
+    models: &Models,
     adt: DefId,
     data: &mir::BasicBlockData<'tcx>,
 ) -> Option<(rustc_span::Span, BasicBlock)> {
@@ -505,24 +515,24 @@ fn drops_values_here<'tcx>(
     if !crate::structs::own_method_of(tcx, adt, callee) {
         return None;
     }
-    drops_in_place(tcx, tcx.optimized_mir(callee)).then_some((*fn_span, *next))
+    drops_in_place(tcx, models, tcx.optimized_mir(callee)).then_some((*fn_span, *next))
 }
 
 /// `drop_in_place` of values whose type has a type parameter in it.
 fn generic_drop_in_place<'tcx>(
     tcx: TyCtxt<'tcx>,
+    models: &Models,
     callee: DefId,
     generics: ty::GenericArgsRef<'tcx>,
 ) -> bool {
-    tcx.crate_name(callee.krate).as_str() == "core"
-        && tcx.item_name(callee).as_str() == "drop_in_place"
+    models.is(tcx, callee, Role::DropInPlace)
         && generics.types().next().is_some_and(|t| t.has_param())
 }
 
 /// Whether a body drops values of a type parameter in place: itself, or by dropping a
 /// local whose type's own `Drop` does (a guard that drops a slice when it goes).
-fn drops_in_place<'tcx>(tcx: TyCtxt<'tcx>, mir: &mir::Body<'tcx>) -> bool {
-    calls_generic_drop(tcx, mir)
+fn drops_in_place<'tcx>(tcx: TyCtxt<'tcx>, models: &Models, mir: &mir::Body<'tcx>) -> bool {
+    calls_generic_drop(tcx, models, mir)
         || mir
             .basic_blocks
             .iter()
@@ -534,7 +544,7 @@ fn drops_in_place<'tcx>(tcx: TyCtxt<'tcx>, mir: &mir::Body<'tcx>) -> bool {
                     tcx.adt_destructor(def.did()).is_some_and(|d| {
                         d.did.is_local()
                             && tcx.is_mir_available(d.did)
-                            && calls_generic_drop(tcx, tcx.optimized_mir(d.did))
+                            && calls_generic_drop(tcx, models, tcx.optimized_mir(d.did))
                     })
                 }
                 _ => false,
@@ -542,8 +552,9 @@ fn drops_in_place<'tcx>(tcx: TyCtxt<'tcx>, mir: &mir::Body<'tcx>) -> bool {
 }
 
 /// Whether a body calls `drop_in_place` on values of a type parameter.
-fn calls_generic_drop<'tcx>(tcx: TyCtxt<'tcx>, mir: &mir::Body<'tcx>) -> bool {
-    crate::structs::direct_calls(mir).any(|c| generic_drop_in_place(tcx, c.callee, c.generics))
+fn calls_generic_drop<'tcx>(tcx: TyCtxt<'tcx>, models: &Models, mir: &mir::Body<'tcx>) -> bool {
+    crate::structs::direct_calls(mir)
+        .any(|c| generic_drop_in_place(tcx, models, c.callee, c.generics))
 }
 
 /// The blocks reachable from `start` on paths that do not unwind.
@@ -578,6 +589,7 @@ fn callers_code<'tcx>(tcx: TyCtxt<'tcx>, func: &Operand<'tcx>) -> bool {
 /// stores `value`, with the local of the pointer it writes through.
 fn written_by_next<'tcx>(
     tcx: TyCtxt<'tcx>,
+    models: &Models,
     mir: &mir::Body<'tcx>,
     bb: BasicBlock,
     value: Local,
@@ -594,8 +606,7 @@ fn written_by_next<'tcx>(
                 ..
             } => {
                 let (callee, _) = func.const_fn_def()?;
-                let is_write = tcx.crate_name(callee.krate).as_str() == "core"
-                    && matches!(tcx.item_name(callee).as_str(), "write" | "write_unaligned");
+                let is_write = models.is(tcx, callee, Role::BitwiseWrite);
                 let stores = args
                     .get(1)
                     .and_then(|a| a.node.place())

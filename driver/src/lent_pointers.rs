@@ -20,6 +20,7 @@ use rustc_middle::ty::TyCtxt;
 use tensor_lint_analyzer::ir::LentPointerOwned;
 
 use crate::files::Files;
+use crate::models::Models;
 use crate::release_flags::ReleaseFlag;
 
 /// A constructor of the crate that builds a flagged owner around one of its
@@ -38,6 +39,7 @@ struct Builds {
 /// The pointers lent by foreign getters that the crate makes owners of.
 pub(crate) fn lent_pointers_owned(
     tcx: TyCtxt<'_>,
+    models: &Models,
     files: &Files,
     flags: &FxHashMap<DefId, ReleaseFlag>,
 ) -> Vec<LentPointerOwned> {
@@ -80,7 +82,7 @@ pub(crate) fn lent_pointers_owned(
                 continue;
             };
             let Some(&(_, release, drop_release)) =
-                crate::released_fields::drop_field_releases(tcx, builds.adt)
+                crate::released_fields::drop_field_releases(tcx, models, builds.adt)
                     .iter()
                     .find(|(field, _, _)| *field == builds.field)
             else {
@@ -227,7 +229,7 @@ fn lent_locals(
             {
                 let transmute = func
                     .const_fn_def()
-                    .is_some_and(|(d, _)| tcx.item_name(d).as_str() == "transmute");
+                    .is_some_and(|(d, _)| tcx.is_diagnostic_item(rustc_span::sym::transmute, d));
                 if let (true, [arg]) = (transmute, &args[..]) {
                     if let Operand::Copy(src) | Operand::Move(src) = &arg.node {
                         if let Some(&from) = lent.get(&src.local) {

@@ -18,11 +18,13 @@ use rustc_span::Symbol;
 use tensor_lint_analyzer::ir::TyClass;
 use tensor_lint_analyzer::models::paths;
 use tensor_lint_analyzer::models::ApiModel;
-use tensor_lint_analyzer::models::Sem;
+use tensor_lint_analyzer::models::{Role, Sem};
 
 /// Rows by the items they resolved to.
 pub(crate) struct Models {
     by_item: FxHashMap<DefId, Model>,
+    /// The rows of [`paths::ROLES`] by the items they resolved to.
+    roles: FxHashMap<DefId, Role>,
     /// Rows of crates this compilation loaded that resolved to nothing: a library
     /// moved the item, and the row must follow it.
     pub unresolved: Vec<String>,
@@ -59,9 +61,20 @@ impl Models {
                 });
             }
         }
+        let mut roles = FxHashMap::default();
+        for &(path, role) in paths::ROLES {
+            let items = resolve(tcx, path);
+            if items.is_empty() && crate_loaded(tcx, path) {
+                unresolved.push(path.to_string());
+            }
+            for item in items {
+                roles.entry(item).or_insert(role);
+            }
+        }
         let user_matched = RefCell::new(vec![false; user.len()]);
         Models {
             by_item,
+            roles,
             unresolved,
             user,
             user_matched,
@@ -130,6 +143,20 @@ impl Models {
     pub(crate) fn user_rows_matched(&self) -> Vec<usize> {
         let matched = self.user_matched.borrow();
         (0..matched.len()).filter(|&k| matched[k]).collect()
+    }
+
+    /// The role of `item` (a function, or the method of an impl, also through the
+    /// trait method it implements), by the rows of [`paths::ROLES`].
+    pub(crate) fn role(&self, tcx: TyCtxt<'_>, item: DefId) -> Option<Role> {
+        self.roles
+            .get(&item)
+            .or_else(|| self.roles.get(&tcx.trait_item_of(item)?))
+            .copied()
+    }
+
+    /// Whether `item` has role `role`.
+    pub(crate) fn is(&self, tcx: TyCtxt<'_>, item: DefId, role: Role) -> bool {
+        self.role(tcx, item) == Some(role)
     }
 
     /// The model of a call to `item` (a function, or the method of an impl), also
@@ -250,22 +277,17 @@ pub(crate) fn resolve(tcx: TyCtxt<'_>, path: &str) -> Vec<DefId> {
     let Some((first, rest)) = segments.split_first() else {
         return Vec::new();
     };
-    // `[T]::method`, `*mut T::method`: the inherent methods of a built-in type.
-    let builtin = match *first {
-        "[T]" => Some(SimplifiedType::Slice),
-        "str" => Some(SimplifiedType::Str),
-        "*mut T" => Some(SimplifiedType::Ptr(rustc_hir::Mutability::Mut)),
-        "*const T" => Some(SimplifiedType::Ptr(rustc_hir::Mutability::Not)),
-        _ => None,
-    };
-    if let Some(simplified) = builtin {
+    // `[T]::method`, `*mut T::method`, `{u32,u64}::method`: the inherent methods of
+    // built-in types.
+    let builtins: Vec<SimplifiedType> = alternatives(first).filter_map(builtin_type).collect();
+    if !builtins.is_empty() {
         let [method] = rest else {
             return Vec::new();
         };
         let name = Symbol::intern(method);
-        return tcx
-            .incoherent_impls(simplified)
-            .iter()
+        return builtins
+            .into_iter()
+            .flat_map(|simplified| tcx.incoherent_impls(simplified).iter())
             .flat_map(|&imp| assoc_named(tcx, imp, name))
             .collect();
     }
@@ -277,13 +299,7 @@ pub(crate) fn resolve(tcx: TyCtxt<'_>, path: &str) -> Vec<DefId> {
     }
     let mut items: Vec<DefId> = krates.into_iter().map(|krate| krate.as_def_id()).collect();
     for segment in rest {
-        // `{A,B}`: any of the alternatives.
-        let names: Vec<Symbol> = segment
-            .trim_start_matches('{')
-            .trim_end_matches('}')
-            .split(',')
-            .map(|n| Symbol::intern(n.trim()))
-            .collect();
+        let names: Vec<Symbol> = alternatives(segment).map(Symbol::intern).collect();
         items = items
             .into_iter()
             .flat_map(|item| {
@@ -299,10 +315,40 @@ pub(crate) fn resolve(tcx: TyCtxt<'_>, path: &str) -> Vec<DefId> {
     items
 }
 
+/// The names of a path segment: `{A,B}` is any of the alternatives.
+fn alternatives(segment: &str) -> impl Iterator<Item = &str> {
+    segment
+        .trim_start_matches('{')
+        .trim_end_matches('}')
+        .split(',')
+        .map(str::trim)
+}
+
+/// The built-in type a path's first segment names: slices, `str`, raw pointers, the
+/// integers.
+fn builtin_type(name: &str) -> Option<SimplifiedType> {
+    use rustc_middle::ty::{IntTy, UintTy};
+    Some(match name {
+        "[T]" => SimplifiedType::Slice,
+        "str" => SimplifiedType::Str,
+        "*mut T" => SimplifiedType::Ptr(rustc_hir::Mutability::Mut),
+        "*const T" => SimplifiedType::Ptr(rustc_hir::Mutability::Not),
+        "usize" => SimplifiedType::Uint(UintTy::Usize),
+        "u64" => SimplifiedType::Uint(UintTy::U64),
+        "u32" => SimplifiedType::Uint(UintTy::U32),
+        "u16" => SimplifiedType::Uint(UintTy::U16),
+        "u8" => SimplifiedType::Uint(UintTy::U8),
+        "isize" => SimplifiedType::Int(IntTy::Isize),
+        "i64" => SimplifiedType::Int(IntTy::I64),
+        "i32" => SimplifiedType::Int(IntTy::I32),
+        _ => return None,
+    })
+}
+
 /// Whether the crate a row names is loaded (the built-in types always are).
 fn crate_loaded(tcx: TyCtxt<'_>, path: &str) -> bool {
     let first = path.split("::").next().unwrap_or("");
-    first.starts_with('[') || first.starts_with('*') || !crates_named(tcx, first).is_empty()
+    alternatives(first).any(|n| builtin_type(n).is_some()) || !crates_named(tcx, first).is_empty()
 }
 
 fn crates_named(tcx: TyCtxt<'_>, name: &str) -> Vec<CrateNum> {

@@ -16,8 +16,10 @@ use rustc_middle::mir::{self, Local, Operand, Place, PlaceElem, Rvalue, Statemen
 use rustc_middle::ty::{self, Ty, TyCtxt};
 
 use tensor_lint_analyzer::ir::ReadOutOfNode;
+use tensor_lint_analyzer::models::Role;
 
 use crate::files::Files;
+use crate::models::Models;
 
 /// Where the crate destroys values of one of its types, dropping their fields.
 #[derive(Clone, Copy)]
@@ -28,22 +30,30 @@ struct Destroyed {
 }
 
 /// The reads out of nodes of the whole crate.
-pub(crate) fn reads_out_of_nodes(tcx: TyCtxt<'_>, files: &Files) -> Vec<ReadOutOfNode> {
+pub(crate) fn reads_out_of_nodes(
+    tcx: TyCtxt<'_>,
+    models: &Models,
+    files: &Files,
+) -> Vec<ReadOutOfNode> {
     let bodies: Vec<LocalDefId> = crate::structs::crate_bodies(tcx);
-    let destroyed = destroyed_types(tcx, &bodies);
+    let destroyed = destroyed_types(tcx, models, &bodies);
     if destroyed.is_empty() {
         return Vec::new();
     }
     let mut out = Vec::new();
     for &def in &bodies {
-        reads_in(tcx, files, def, &destroyed, &mut out);
+        reads_in(tcx, models, files, def, &destroyed, &mut out);
     }
     out
 }
 
 /// The crate's types whose values some function destroys with their fields dropped,
 /// with the first place it does.
-fn destroyed_types(tcx: TyCtxt<'_>, bodies: &[LocalDefId]) -> FxHashMap<DefId, Destroyed> {
+fn destroyed_types(
+    tcx: TyCtxt<'_>,
+    models: &Models,
+    bodies: &[LocalDefId],
+) -> FxHashMap<DefId, Destroyed> {
     // The closures handed to a deferral (`guard.defer(move || node.into_owned())`).
     let mut deferred_closures: FxHashSet<DefId> = FxHashSet::default();
     let mut found: Vec<(DefId, LocalDefId, rustc_span::Span, bool)> = Vec::new();
@@ -51,23 +61,18 @@ fn destroyed_types(tcx: TyCtxt<'_>, bodies: &[LocalDefId]) -> FxHashMap<DefId, D
         let mir = tcx.optimized_mir(def.to_def_id());
         for call in crate::structs::direct_calls(mir) {
             let (callee, generics) = (call.callee, call.generics);
-            let name = tcx.item_name(callee);
-            let krate = tcx.crate_name(callee.krate);
-            if krate.as_str() == "crossbeam_epoch" && name.as_str().starts_with("defer") {
+            let role = models.role(tcx, callee);
+            if role == Some(Role::Defer) {
                 for a in call.args {
                     if let ty::Closure(closure, _) = a.node.ty(mir, tcx).kind() {
                         deferred_closures.insert(*closure);
                     }
                 }
             }
-            let destroys = match (krate.as_str(), name.as_str()) {
-                ("alloc", "from_raw") => tcx
-                    .impl_of_assoc(callee)
-                    .is_some_and(|imp| tcx.type_of(imp).skip_binder().is_box()),
-                ("core", "drop_in_place") => true,
-                ("crossbeam_epoch", "into_owned" | "defer_destroy") => true,
-                _ => false,
-            };
+            let destroys = matches!(
+                role,
+                Some(Role::BoxFromRaw | Role::DropInPlace | Role::IntoOwned | Role::DeferDestroy)
+            );
             if !destroys {
                 continue;
             }
@@ -80,7 +85,7 @@ fn destroyed_types(tcx: TyCtxt<'_>, bodies: &[LocalDefId]) -> FxHashMap<DefId, D
             if !adt.did().is_local() || adt.is_manually_drop() {
                 continue;
             }
-            found.push((adt.did(), def, call.span, name.as_str() == "defer_destroy"));
+            found.push((adt.did(), def, call.span, role == Some(Role::DeferDestroy)));
         }
     }
     let mut out: FxHashMap<DefId, Destroyed> = FxHashMap::default();
@@ -94,6 +99,7 @@ fn destroyed_types(tcx: TyCtxt<'_>, bodies: &[LocalDefId]) -> FxHashMap<DefId, D
 /// The reads out of nodes in body `def`.
 fn reads_in<'tcx>(
     tcx: TyCtxt<'tcx>,
+    models: &Models,
     files: &Files,
     def: LocalDefId,
     destroyed: &FxHashMap<DefId, Destroyed>,
@@ -104,14 +110,10 @@ fn reads_in<'tcx>(
     // A body that gives a value up, writes one in place or frees memory without
     // dropping it settles who owns what itself.
     let settles = crate::structs::direct_calls(mir).any(|call| {
-        let callee = call.callee;
-        let of_core = tcx.crate_name(callee.krate).as_str() == "core";
-        of_core
-            && matches!(
-                tcx.item_name(callee).as_str(),
-                "forget" | "write" | "write_unaligned" | "copy" | "copy_nonoverlapping" | "swap"
-            )
-            || crate::models::allocator_release(tcx, callee).is_some()
+        matches!(
+            models.role(tcx, call.callee),
+            Some(Role::Forget | Role::BitwiseWrite | Role::Copy { .. } | Role::Swap)
+        ) || crate::models::allocator_release(tcx, call.callee).is_some()
     });
     if settles {
         return;
@@ -133,7 +135,7 @@ fn reads_in<'tcx>(
     }
     for call in crate::structs::direct_calls(mir).filter(|c| !c.cleanup) {
         let (callee, generics) = (call.callee, call.generics);
-        if !is_bitwise_read(tcx, callee) {
+        if !models.is(tcx, callee, Role::BitwiseRead) {
             continue;
         }
         let Some(read_ty) = generics.types().next() else {
@@ -172,21 +174,6 @@ fn reads_in<'tcx>(
             destroyed: destroyed_at,
             deferred: destroy.deferred,
         });
-    }
-}
-
-/// `ptr::read`, `ptr::read_unaligned`, and the `read` methods of raw pointers.
-fn is_bitwise_read(tcx: TyCtxt<'_>, callee: DefId) -> bool {
-    if tcx.crate_name(callee.krate).as_str() != "core" {
-        return false;
-    }
-    let name = tcx.item_name(callee);
-    if !matches!(name.as_str(), "read" | "read_unaligned") {
-        return false;
-    }
-    match tcx.impl_of_assoc(callee) {
-        Some(imp) => tcx.type_of(imp).skip_binder().is_raw_ptr(),
-        None => tcx.def_path_str(tcx.parent(callee)).ends_with("ptr"),
     }
 }
 

@@ -14,6 +14,8 @@ use rustc_hir::def_id::DefId;
 use rustc_middle::mir::{self, BasicBlock, Operand, PlaceElem, Rvalue, StatementKind};
 use rustc_middle::ty::TyCtxt;
 
+use crate::models::Models;
+
 /// The field a struct's `Drop` tests before releasing anything, and the value that
 /// releases.
 #[derive(Clone, Debug)]
@@ -24,15 +26,15 @@ pub(crate) struct ReleaseFlag {
 }
 
 /// The release flags of the crate's structs.
-pub(crate) fn release_flags(tcx: TyCtxt<'_>) -> FxHashMap<DefId, ReleaseFlag> {
+pub(crate) fn release_flags(tcx: TyCtxt<'_>, models: &Models) -> FxHashMap<DefId, ReleaseFlag> {
     tcx.hir_crate_items(())
         .definitions()
         .filter(|&def| tcx.def_kind(def) == DefKind::Struct)
-        .filter_map(|def| Some((def.to_def_id(), release_flag(tcx, def.to_def_id())?)))
+        .filter_map(|def| Some((def.to_def_id(), release_flag(tcx, models, def.to_def_id())?)))
         .collect()
 }
 
-fn release_flag(tcx: TyCtxt<'_>, adt: DefId) -> Option<ReleaseFlag> {
+fn release_flag(tcx: TyCtxt<'_>, models: &Models, adt: DefId) -> Option<ReleaseFlag> {
     let destructor = tcx.adt_destructor(adt)?;
     let local = destructor.did.as_local()?;
     if !tcx.is_mir_available(local.to_def_id()) {
@@ -40,7 +42,7 @@ fn release_flag(tcx: TyCtxt<'_>, adt: DefId) -> Option<ReleaseFlag> {
     }
     let mir = tcx.optimized_mir(local.to_def_id());
     let releases: Vec<BasicBlock> = crate::structs::direct_calls(mir)
-        .filter(|c| !c.cleanup && crate::structs::releases_what_it_is_given(tcx, c.callee))
+        .filter(|c| !c.cleanup && crate::structs::releases_what_it_is_given(tcx, models, c.callee))
         .map(|c| c.block)
         .collect();
     if releases.is_empty() {

@@ -16,8 +16,10 @@ use rustc_middle::mir::{self, BasicBlock, Operand, Rvalue, StatementKind, Termin
 use rustc_middle::ty::{self, TyCtxt};
 
 use tensor_lint_analyzer::ir::structs::ReleasedNotReset;
+use tensor_lint_analyzer::models::Role;
 
 use crate::files::Files;
+use crate::models::Models;
 
 /// A field of `self` as a path of field indices: `self.head.block` is the field `block`
 /// of the field `head`, through the `Deref` of its wrapper ([`THROUGH_DEREF`]) where
@@ -39,6 +41,7 @@ struct FieldRelease {
 /// The methods of struct `adt` that release a field its `Drop` releases again.
 pub(crate) fn released_not_reset(
     tcx: TyCtxt<'_>,
+    models: &Models,
     files: &Files,
     adt: DefId,
 ) -> Vec<ReleasedNotReset> {
@@ -54,13 +57,13 @@ pub(crate) fn released_not_reset(
     let drop_mir = tcx.optimized_mir(drop_fn.to_def_id());
     // Methods `Drop` calls itself are its helpers: what they release, `Drop` does.
     let called_by_drop: FxHashSet<DefId> = callees(drop_mir).collect();
-    let mut drop_releases = field_releases(tcx, drop_mir, true);
+    let mut drop_releases = field_releases(tcx, models, drop_mir, true);
     for &helper in &called_by_drop {
         let own = helper
             .as_local()
             .is_some_and(|local| receiver(tcx, local) == Some(true));
         if own && crate::structs::own_method_of(tcx, adt, helper) {
-            drop_releases.extend(field_releases(tcx, tcx.optimized_mir(helper), true));
+            drop_releases.extend(field_releases(tcx, models, tcx.optimized_mir(helper), true));
         }
     }
     if drop_releases.is_empty() {
@@ -104,18 +107,21 @@ pub(crate) fn released_not_reset(
         {
             continue;
         }
-        let held = FieldLocals::of(tcx, mir, by_ref);
-        for release in held.releases(tcx, mir) {
-            let Some(again) = drop_releases
-                .iter()
-                .find(|d| d.field == release.field && same_release(tcx, d.callee, release.callee))
-            else {
+        let held = FieldLocals::of(tcx, models, mir, by_ref);
+        for release in held.releases(tcx, models, mir) {
+            let Some(again) = drop_releases.iter().find(|d| {
+                d.field == release.field && same_release(tcx, models, d.callee, release.callee)
+            }) else {
                 continue;
             };
-            if by_ref && !exported && !called_and_left(tcx, &methods, method, &release.field) {
+            if by_ref
+                && !exported
+                && !called_and_left(tcx, models, &methods, method, &release.field)
+            {
                 continue;
             }
-            let Some(dropped_at) = left_as_it_was(tcx, mir, &held, release.block, &release.field)
+            let Some(dropped_at) =
+                left_as_it_was(tcx, models, mir, &held, release.block, &release.field)
             else {
                 continue;
             };
@@ -143,6 +149,7 @@ pub(crate) fn released_not_reset(
 /// function it releases each with and where.
 pub(crate) fn drop_field_releases(
     tcx: TyCtxt<'_>,
+    models: &Models,
     adt: DefId,
 ) -> Vec<(usize, DefId, rustc_span::Span)> {
     let Some(drop_fn) = tcx.adt_destructor(adt).map(|d| d.did) else {
@@ -151,7 +158,7 @@ pub(crate) fn drop_field_releases(
     if !drop_fn.is_local() || !tcx.is_mir_available(drop_fn) {
         return Vec::new();
     }
-    field_releases(tcx, tcx.optimized_mir(drop_fn), true)
+    field_releases(tcx, models, tcx.optimized_mir(drop_fn), true)
         .into_iter()
         .filter_map(|r| match r.field.as_slice() {
             [field] => Some((*field, r.callee, r.span)),
@@ -171,7 +178,13 @@ fn reachable(tcx: TyCtxt<'_>, method: LocalDefId) -> bool {
 
 /// Whether a method of the type the crate can call (`methods`) calls `helper` and
 /// then leaves `self` as it was on some path to its return.
-fn called_and_left(tcx: TyCtxt<'_>, methods: &[DefId], helper: DefId, field: &FieldPath) -> bool {
+fn called_and_left(
+    tcx: TyCtxt<'_>,
+    models: &Models,
+    methods: &[DefId],
+    helper: DefId,
+    field: &FieldPath,
+) -> bool {
     methods.iter().any(|&caller| {
         let Some(local) = caller.as_local() else {
             return false;
@@ -189,8 +202,8 @@ fn called_and_left(tcx: TyCtxt<'_>, methods: &[DefId], helper: DefId, field: &Fi
         if calls.peek().is_none() {
             return false;
         }
-        let held = FieldLocals::of(tcx, mir, by_ref);
-        calls.any(|call| left_as_it_was(tcx, mir, &held, call.block, field).is_some())
+        let held = FieldLocals::of(tcx, models, mir, by_ref);
+        calls.any(|call| left_as_it_was(tcx, models, mir, &held, call.block, field).is_some())
     })
 }
 
@@ -256,8 +269,10 @@ fn receiver(tcx: TyCtxt<'_>, method: LocalDefId) -> Option<bool> {
 
 /// Whether two releases free the same memory the same way: one function, or two of the
 /// standard library's ways to free an owner's memory (`dealloc`, `Box::from_raw`).
-fn same_release(tcx: TyCtxt<'_>, a: DefId, b: DefId) -> bool {
-    a == b || crate::structs::frees_raw_memory(tcx, a) && crate::structs::frees_raw_memory(tcx, b)
+fn same_release(tcx: TyCtxt<'_>, models: &Models, a: DefId, b: DefId) -> bool {
+    a == b
+        || crate::structs::frees_raw_memory(tcx, models, a)
+            && crate::structs::frees_raw_memory(tcx, models, b)
 }
 
 /// The functions `mir` calls.
@@ -313,7 +328,7 @@ struct FieldLocals {
 }
 
 impl FieldLocals {
-    fn of(tcx: TyCtxt<'_>, mir: &mir::Body<'_>, by_ref: bool) -> FieldLocals {
+    fn of(tcx: TyCtxt<'_>, models: &Models, mir: &mir::Body<'_>, by_ref: bool) -> FieldLocals {
         let mut held = FieldLocals {
             values: Default::default(),
             refs: Default::default(),
@@ -382,22 +397,21 @@ impl FieldLocals {
                 let Some(first) = args.first().map(|a| &a.node) else {
                     continue;
                 };
-                let name = tcx.item_name(callee);
                 let std = matches!(tcx.crate_name(callee.krate).as_str(), "core" | "std");
                 if let Some(path) = held.ref_of(first) {
-                    match name.as_str() {
+                    match models.role(tcx, callee) {
                         // A wrapper's value (`CachePadded`, `ManuallyDrop`), the pointer
                         // slot of an atomic.
-                        "deref" | "deref_mut" => {
+                        Some(Role::Deref) => {
                             let mut inner = path.clone();
                             inner.push(THROUGH_DEREF);
                             held.refs.entry(destination.local).or_insert(inner);
                         }
-                        "get_mut" if std => {
+                        Some(Role::CellGetMut) if std => {
                             held.refs.entry(destination.local).or_insert(path);
                         }
                         // The pointer an atomic holds, read and left there.
-                        "load" if std => {
+                        Some(Role::AtomicLoad) if std => {
                             held.values.entry(destination.local).or_insert(path);
                         }
                         _ => {}
@@ -467,11 +481,11 @@ impl FieldLocals {
     /// The calls of `mir` (the body these locals are of) that hand a pointer read from a
     /// field of `self` to code outside Rust or to a function of the standard library
     /// that frees it.
-    fn releases(&self, tcx: TyCtxt<'_>, mir: &mir::Body<'_>) -> Vec<FieldRelease> {
+    fn releases(&self, tcx: TyCtxt<'_>, models: &Models, mir: &mir::Body<'_>) -> Vec<FieldRelease> {
         let mut out = Vec::new();
         for call in crate::structs::direct_calls(mir).filter(|c| !c.cleanup) {
             let callee = call.callee;
-            if !crate::structs::releases_what_it_is_given(tcx, callee) {
+            if !crate::structs::releases_what_it_is_given(tcx, models, callee) {
                 continue;
             }
             if let Some(field) = call.args.iter().find_map(|a| self.value_of(&a.node)) {
@@ -488,8 +502,13 @@ impl FieldLocals {
 }
 
 /// The field releases of `mir`, a method taking `self` as `by_ref` says.
-fn field_releases(tcx: TyCtxt<'_>, mir: &mir::Body<'_>, by_ref: bool) -> Vec<FieldRelease> {
-    FieldLocals::of(tcx, mir, by_ref).releases(tcx, mir)
+fn field_releases(
+    tcx: TyCtxt<'_>,
+    models: &Models,
+    mir: &mir::Body<'_>,
+    by_ref: bool,
+) -> Vec<FieldRelease> {
+    FieldLocals::of(tcx, models, mir, by_ref).releases(tcx, models, mir)
 }
 
 /// Whether some path from the release in `block` to the method's return leaves `self`
@@ -499,6 +518,7 @@ fn field_releases(tcx: TyCtxt<'_>, mir: &mir::Body<'_>, by_ref: bool) -> Vec<Fie
 /// `self` gives it up (`mem::forget`).
 fn left_as_it_was(
     tcx: TyCtxt<'_>,
+    models: &Models,
     mir: &mir::Body<'_>,
     held: &FieldLocals,
     block: BasicBlock,
@@ -512,8 +532,8 @@ fn left_as_it_was(
     let resets = |func: &Operand<'_>, args: &[rustc_span::Spanned<Operand<'_>>]| {
         let reading = func.const_fn_def().is_some_and(|(d, _)| {
             matches!(
-                tcx.item_name(d).as_str(),
-                "deref" | "deref_mut" | "load" | "get_mut"
+                models.role(tcx, d),
+                Some(Role::Deref | Role::AtomicLoad | Role::CellGetMut)
             )
         });
         args.iter()

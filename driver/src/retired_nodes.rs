@@ -20,8 +20,10 @@ use rustc_middle::mir::{self, Local, Operand, PlaceElem, Rvalue, StatementKind, 
 use rustc_middle::ty::{self, Ty, TyCtxt};
 
 use tensor_lint_analyzer::ir::RetiredReachable;
+use tensor_lint_analyzer::models::Role;
 
 use crate::files::Files;
+use crate::models::Models;
 use crate::released_fields::{field_name, FieldPath, THROUGH_DEREF};
 
 /// What one method of a struct, with its closures, does with the struct's fields.
@@ -40,7 +42,11 @@ struct MethodUse {
 }
 
 /// The nodes of the crate retired while another field may still point to them.
-pub(crate) fn retired_reachable(tcx: TyCtxt<'_>, files: &Files) -> Vec<RetiredReachable> {
+pub(crate) fn retired_reachable(
+    tcx: TyCtxt<'_>,
+    models: &Models,
+    files: &Files,
+) -> Vec<RetiredReachable> {
     // The methods of the crate's structs, each with what it and its closures do.
     let mut methods: Vec<(DefId, LocalDefId)> = Vec::new();
     let mut uses: FxHashMap<LocalDefId, MethodUse> = FxHashMap::default();
@@ -55,7 +61,7 @@ pub(crate) fn retired_reachable(tcx: TyCtxt<'_>, files: &Files) -> Vec<RetiredRe
             methods.push((adt, method));
         }
         let found = uses.entry(method).or_default();
-        read_body(tcx, tcx.optimized_mir(body.to_def_id()), adt, found);
+        read_body(tcx, models, tcx.optimized_mir(body.to_def_id()), adt, found);
     }
     // Only a method that retires a node can be reported.
     if uses.values().all(|u| u.retires.is_empty()) {
@@ -196,17 +202,22 @@ fn atomic_node<'tcx>(tcx: TyCtxt<'tcx>, ty: Ty<'tcx>) -> Option<DefId> {
 
 /// What body `mir` (a method of struct `adt` or one of its closures) does with the
 /// struct's fields.
-fn read_body<'tcx>(tcx: TyCtxt<'tcx>, mir: &mir::Body<'tcx>, adt: DefId, found: &mut MethodUse) {
-    let refs = field_refs(tcx, mir, adt);
+fn read_body<'tcx>(
+    tcx: TyCtxt<'tcx>,
+    models: &Models,
+    mir: &mir::Body<'tcx>,
+    adt: DefId,
+    found: &mut MethodUse,
+) {
+    let refs = field_refs(tcx, models, mir, adt);
     for call in crate::structs::direct_calls(mir).filter(|c| !c.cleanup) {
-        let name = tcx.item_name(call.callee);
-        let krate = tcx.crate_name(call.callee.krate);
-        if name.as_str() == "defer_destroy" && krate.as_str() == "crossbeam_epoch" {
+        let role = models.role(tcx, call.callee);
+        if role == Some(Role::DeferDestroy) {
             if let Some(ty::Adt(node, _)) = call.generics.types().next().map(|t| t.kind()) {
                 found.retires.push((node.did(), call.span));
             }
         }
-        if matches!(name.as_str(), "deref" | "deref_mut") {
+        if role == Some(Role::Deref) {
             continue;
         }
         // A field handed to a function of the crate, which may follow it.
@@ -224,17 +235,12 @@ fn read_body<'tcx>(tcx: TyCtxt<'tcx>, mir: &mir::Body<'tcx>, adt: DefId, found: 
         if call.callee.is_local() {
             found.follows.push((path.clone(), call.span));
         }
-        match name.as_str() {
-            "load" => {
+        match role {
+            Some(Role::AtomicLoad) => {
                 found.loads.push((path.clone(), call.span));
                 found.follows.push((path.clone(), call.span));
             }
-            "compare_and_set"
-            | "compare_and_set_weak"
-            | "compare_exchange"
-            | "compare_exchange_weak"
-            | "store"
-            | "swap" => found.moves.push((path.clone(), call.span)),
+            Some(Role::AtomicMove) => found.moves.push((path.clone(), call.span)),
             _ => {}
         }
         found.touched.push(path);
@@ -277,6 +283,7 @@ fn read_body<'tcx>(tcx: TyCtxt<'tcx>, mir: &mir::Body<'tcx>, adt: DefId, found: 
 /// wrapper's `deref` gives of it, copies of those).
 fn field_refs<'tcx>(
     tcx: TyCtxt<'tcx>,
+    models: &Models,
     mir: &mir::Body<'tcx>,
     adt: DefId,
 ) -> FxHashMap<Local, FieldPath> {
@@ -318,7 +325,7 @@ fn field_refs<'tcx>(
             let Some((callee, _)) = func.const_fn_def() else {
                 continue;
             };
-            if !matches!(tcx.item_name(callee).as_str(), "deref" | "deref_mut") {
+            if !models.is(tcx, callee, Role::Deref) {
                 continue;
             }
             if let Some(mut path) = args.first().and_then(|a| ref_path(&refs, &a.node)) {

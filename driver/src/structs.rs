@@ -10,19 +10,21 @@ use rustc_middle::mir::{self, Operand, Rvalue, StatementKind, TerminatorKind};
 use rustc_middle::ty::{self, Ty, TyCtxt, TypingEnv};
 
 use tensor_lint_analyzer::ir::structs::{FieldInfo, StructItem};
+use tensor_lint_analyzer::models::Role;
 
 use crate::files::Files;
 use crate::lower::types;
+use crate::models::Models;
 
 /// Every struct the crate defines, in definition order.
-pub(crate) fn crate_structs(tcx: TyCtxt<'_>, files: &Files) -> Vec<StructItem> {
+pub(crate) fn crate_structs(tcx: TyCtxt<'_>, models: &Models, files: &Files) -> Vec<StructItem> {
     let clone = tcx.lang_items().clone_trait();
     let mut out = Vec::new();
     for def in tcx.hir_crate_items(()).definitions() {
         if tcx.def_kind(def) != DefKind::Struct {
             continue;
         }
-        if let Some(item) = struct_item(tcx, files, def, clone) {
+        if let Some(item) = struct_item(tcx, models, files, def, clone) {
             out.push(item);
         }
     }
@@ -31,6 +33,7 @@ pub(crate) fn crate_structs(tcx: TyCtxt<'_>, files: &Files) -> Vec<StructItem> {
 
 fn struct_item(
     tcx: TyCtxt<'_>,
+    models: &Models,
     files: &Files,
     def: LocalDefId,
     clone: Option<DefId>,
@@ -69,7 +72,7 @@ fn struct_item(
         })
         .collect();
     let derives_clone = clone.and_then(|clone| derived_impl(tcx, clone, def.to_def_id()));
-    let raw_owner = drop_hands_raw_memory_out(tcx, adt.did(), ty);
+    let raw_owner = drop_hands_raw_memory_out(tcx, models, adt.did(), ty);
     let clone_copies_pointer = clone
         .filter(|_| raw_owner)
         .and_then(|clone| clone_copies_pointer(tcx, clone, def.to_def_id()));
@@ -86,7 +89,12 @@ fn struct_item(
         derives_clone: derives_clone.and_then(|span| files.span(span)),
         raw_owner,
         clone_copies_pointer: clone_copies_pointer.and_then(|span| files.span(span)),
-        released_not_reset: crate::released_fields::released_not_reset(tcx, files, def.to_def_id()),
+        released_not_reset: crate::released_fields::released_not_reset(
+            tcx,
+            models,
+            files,
+            def.to_def_id(),
+        ),
         size: layout.as_ref().map(|l| l.size.bytes()),
         span: files.span(tcx.def_ident_span(def).unwrap_or_else(|| tcx.def_span(def)))?,
     })
@@ -113,7 +121,12 @@ fn derived_impl(tcx: TyCtxt<'_>, trait_id: DefId, adt: DefId) -> Option<rustc_sp
 /// Whether the struct's own `Drop` gives `self`, or one of its raw pointer fields, to
 /// code outside Rust (a function pointer or a foreign function), which releases what
 /// it points to.
-fn drop_hands_raw_memory_out<'tcx>(tcx: TyCtxt<'tcx>, adt: DefId, ty: Ty<'tcx>) -> bool {
+fn drop_hands_raw_memory_out<'tcx>(
+    tcx: TyCtxt<'tcx>,
+    models: &Models,
+    adt: DefId,
+    ty: Ty<'tcx>,
+) -> bool {
     let Some(destructor) = tcx.adt_destructor(adt) else {
         return false;
     };
@@ -179,7 +192,7 @@ fn drop_hands_raw_memory_out<'tcx>(tcx: TyCtxt<'tcx>, adt: DefId, ty: Ty<'tcx>) 
         };
         let outside = match func.const_fn_def() {
             None => true,
-            Some((callee, _)) => releases_what_it_is_given(tcx, callee),
+            Some((callee, _)) => releases_what_it_is_given(tcx, models, callee),
         };
         let self_given = args.iter().any(|a| match &a.node {
             Operand::Copy(p) | Operand::Move(p) => from_self.contains(&p.local),
@@ -286,36 +299,22 @@ pub(crate) fn direct_calls<'a, 'tcx>(
 
 /// A function that may release what a pointer it is given points to: code outside
 /// Rust, or one that frees raw memory.
-pub(crate) fn releases_what_it_is_given(tcx: TyCtxt<'_>, callee: DefId) -> bool {
-    tcx.is_foreign_item(callee) || frees_raw_memory(tcx, callee)
+pub(crate) fn releases_what_it_is_given(tcx: TyCtxt<'_>, models: &Models, callee: DefId) -> bool {
+    tcx.is_foreign_item(callee) || frees_raw_memory(tcx, models, callee)
 }
 
 /// A function that frees the memory a raw pointer reaches: one of the allocator protocol
 /// (`std::alloc::dealloc`, `Allocator::deallocate`, see `models::allocator_release`),
 /// and the `from_raw` of an owner (`Box`, `Vec`, `String`, `CString`), whose drop frees
 /// it.
-pub(crate) fn frees_raw_memory(tcx: TyCtxt<'_>, callee: DefId) -> bool {
+pub(crate) fn frees_raw_memory(tcx: TyCtxt<'_>, models: &Models, callee: DefId) -> bool {
     if crate::models::allocator_release(tcx, callee).is_some() {
         return true;
     }
-    if !matches!(tcx.crate_name(callee.krate).as_str(), "alloc" | "std") {
-        return false;
-    }
-    let from_raw = matches!(
-        tcx.item_name(callee).as_str(),
-        "from_raw" | "from_raw_parts" | "from_raw_in" | "from_raw_parts_in"
-    );
-    if !from_raw {
-        return false;
-    }
-    let Some(imp) = tcx.impl_of_assoc(callee) else {
-        return false;
-    };
-    let self_ty = tcx.type_of(imp).instantiate_identity().skip_normalization();
-    self_ty.is_box()
-        || ["Vec", "String", "CString"]
-            .iter()
-            .any(|owner| types::adt_is(tcx, self_ty, "alloc", owner))
+    matches!(
+        models.role(tcx, callee),
+        Some(Role::BoxFromRaw | Role::OwnerFromRaw)
+    )
 }
 
 /// Where a `Clone` written by hand for struct `adt` builds the clone with a raw pointer

@@ -187,6 +187,95 @@ pub enum TypeSize {
     HeaderArg(u64),
 }
 
+/// What the front end follows of a library item beyond what a call does to memory
+/// ([`Sem`]): the protocols of `core` it reads values through (an `Option`'s payload,
+/// an iterator's items, integers it computes), and the items the crate-wide passes
+/// look for (bitwise reads and writes, destruction, deferred destruction). Rows are
+/// in [`paths::ROLES`], keyed by path like the model table's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// `ptr::read(p)`, `p.read()`: a bitwise copy of what `p` points to.
+    BitwiseRead,
+    /// `ptr::write(p, v)`, `p.write(v)`, `slot.write(v)`: a store that drops nothing.
+    BitwiseWrite,
+    /// `ptr::copy(src, dst, n)` and the copy methods of pointers: the operands that
+    /// are read from and written to.
+    Copy { from: u8, to: u8 },
+    /// `mem::swap`, `ptr::swap`, `slice.swap(a, b)`.
+    Swap,
+    /// `mem::replace(place, value)`, `ptr::replace(p, value)`.
+    Replace,
+    /// `mem::forget(v)`.
+    Forget,
+    /// `ptr::drop_in_place(p)`: the values `p` points to dropped where they are.
+    DropInPlace,
+    /// `mem::uninitialized()`, `mem::zeroed()`: a value of bytes nobody wrote.
+    Uninit,
+    /// `Box::from_raw(p)`: the box owns the value again, and drops it.
+    BoxFromRaw,
+    /// The `from_raw` of another owner (`Vec::from_raw_parts`, `CString::from_raw`),
+    /// whose drop frees the memory.
+    OwnerFromRaw,
+    /// crossbeam-epoch's `guard.defer(f)`: runs `f` once no thread can see what it
+    /// frees.
+    Defer,
+    /// crossbeam-epoch's `guard.defer_destroy(p)`: destroys the node later.
+    DeferDestroy,
+    /// crossbeam-epoch's `p.into_owned()`: the node owned again, destroyed with it.
+    IntoOwned,
+    /// `Deref::deref`, `DerefMut::deref_mut`: what a wrapper holds, borrowed.
+    Deref,
+    /// The `get_mut` of a cell or an atomic: its value, borrowed.
+    CellGetMut,
+    /// The `load` of an atomic.
+    AtomicLoad,
+    /// What moves an atomic pointer on: `store`, `swap`, a compare-and-swap.
+    AtomicMove,
+    /// `opt.ok_or(e)`, `opt.ok_or_else(f)`.
+    OkOr,
+    /// `Ord::min`, `cmp::min`.
+    Min,
+    /// `Ord::max`, `cmp::max`.
+    Max,
+    /// `a.div_ceil(b)` of unsigned integers.
+    DivCeil,
+    /// `RangeInclusive::new(lo, hi)`, which `lo..=hi` calls.
+    InclusiveRange,
+    /// `Arc::new(v)`, `Rc::new(v)`.
+    SharedNew,
+    /// `opt.map(f)` of an `Option` or a `Result`.
+    PayloadMap,
+    /// `opt.map_or(default, f)`, `map_or_else`.
+    PayloadMapOr,
+    /// `IntoIterator::into_iter`.
+    IntoIter,
+    /// `Iterator::next`.
+    IterNext,
+    /// `Iterator::for_each`.
+    IterForEach,
+    /// `Iterator::collect`.
+    IterCollect,
+    /// `Iterator::map`.
+    IterMap,
+    /// The adapters that give one item per item (`enumerate`, `rev`, `cloned`).
+    IterOnePerItem,
+    /// A rayon folder's method that takes every item of an iterator (`true`,
+    /// `consume_iter`) or one item (`false`, `consume`).
+    FolderTakes(bool),
+    /// A rayon producer's `fold_with`, which hands its items to a folder.
+    ProducerFold,
+    /// A rayon producer's `split_at` / `split`, which makes two pieces of one.
+    ProducerSplit,
+    /// candle's `t.storage_and_layout()`: the storage a tensor is a view of.
+    StorageOf,
+    /// `ptr::eq(a, b)`, `Arc::ptr_eq(a, b)`: whether two pointers are one.
+    PointerEq,
+    /// ndarray's `Slice::step_by`.
+    SliceStepBy,
+    /// ndarray's `SliceInfo::new_unchecked`, which `s![..]` calls.
+    SliceInfoNew,
+}
+
 /// What a modelled API does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Sem {
@@ -548,18 +637,6 @@ pub fn is_run_time_index(symbol: &str) -> bool {
 /// ops (candle).
 pub fn has_immutable_tensors(krate: &str) -> bool {
     table::IMMUTABLE_TENSOR_CRATES.contains(&krate)
-}
-
-/// How a folder method takes items: `Some(true)` for every item of an iterator
-/// (`consume_iter`), `Some(false)` for one (`consume`).
-pub fn folder_takes(method: &str) -> Option<bool> {
-    if table::FOLDER_ITER_METHODS.contains(&method) {
-        Some(true)
-    } else if table::FOLDER_ITEM_METHODS.contains(&method) {
-        Some(false)
-    } else {
-        None
-    }
 }
 
 pub fn is_padded_type(name: &str) -> bool {

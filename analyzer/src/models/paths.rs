@@ -22,7 +22,7 @@
 //! is a failing test, not a silent gap.
 
 use super::{
-    Adapter, AtomicOp, Ctor, ForEach, LayoutCtor, LeakKind, Meta, ParKind, ReleaseHow, Sem,
+    Adapter, AtomicOp, Ctor, ForEach, LayoutCtor, LeakKind, Meta, ParKind, ReleaseHow, Role, Sem,
     ViewKind, WrapKind,
 };
 
@@ -502,6 +502,131 @@ pub const PATHS: &[(&str, Sem)] = &[
     ),
 ];
 
+/// The atomics of `std::sync::atomic`, as alternatives of one path.
+macro_rules! atomics {
+    ($method:literal) => {
+        concat!(
+            "std::sync::atomic::{AtomicPtr,AtomicBool,AtomicUsize,AtomicIsize,",
+            "AtomicU8,AtomicU16,AtomicU32,AtomicU64,AtomicI8,AtomicI16,AtomicI32,AtomicI64}::",
+            $method
+        )
+    };
+}
+
+/// Every row of the front end's own protocols and of the items the crate-wide passes
+/// look for: a path, as in [`PATHS`], and its [`Role`].
+pub const ROLES: &[(&str, Role)] = &[
+    // bitwise reads and writes
+    ("std::ptr::read", Role::BitwiseRead),
+    ("std::ptr::read_unaligned", Role::BitwiseRead),
+    ("*const T::read", Role::BitwiseRead),
+    ("*const T::read_unaligned", Role::BitwiseRead),
+    ("*mut T::read", Role::BitwiseRead),
+    ("*mut T::read_unaligned", Role::BitwiseRead),
+    ("std::ptr::NonNull::read", Role::BitwiseRead),
+    ("std::ptr::NonNull::read_unaligned", Role::BitwiseRead),
+    ("std::ptr::write", Role::BitwiseWrite),
+    ("std::ptr::write_unaligned", Role::BitwiseWrite),
+    ("*mut T::write", Role::BitwiseWrite),
+    ("*mut T::write_unaligned", Role::BitwiseWrite),
+    ("std::ptr::NonNull::write", Role::BitwiseWrite),
+    ("std::ptr::NonNull::write_unaligned", Role::BitwiseWrite),
+    ("std::mem::MaybeUninit::write", Role::BitwiseWrite),
+    ("std::ptr::copy", Role::Copy { from: 0, to: 1 }),
+    ("std::ptr::copy_nonoverlapping", Role::Copy { from: 0, to: 1 }),
+    ("*const T::copy_to", Role::Copy { from: 0, to: 1 }),
+    ("*const T::copy_to_nonoverlapping", Role::Copy { from: 0, to: 1 }),
+    ("*mut T::copy_to", Role::Copy { from: 0, to: 1 }),
+    ("*mut T::copy_to_nonoverlapping", Role::Copy { from: 0, to: 1 }),
+    ("*mut T::copy_from", Role::Copy { from: 1, to: 0 }),
+    ("*mut T::copy_from_nonoverlapping", Role::Copy { from: 1, to: 0 }),
+    ("std::ptr::NonNull::copy_to", Role::Copy { from: 0, to: 1 }),
+    ("std::ptr::NonNull::copy_to_nonoverlapping", Role::Copy { from: 0, to: 1 }),
+    ("std::ptr::NonNull::copy_from", Role::Copy { from: 1, to: 0 }),
+    ("std::ptr::NonNull::copy_from_nonoverlapping", Role::Copy { from: 1, to: 0 }),
+    ("std::ptr::swap", Role::Swap),
+    ("std::mem::swap", Role::Swap),
+    ("*mut T::swap", Role::Swap),
+    ("[T]::swap", Role::Swap),
+    ("std::mem::replace", Role::Replace),
+    ("std::ptr::replace", Role::Replace),
+    ("*mut T::replace", Role::Replace),
+    ("std::mem::forget", Role::Forget),
+    ("std::ptr::drop_in_place", Role::DropInPlace),
+    ("*mut T::drop_in_place", Role::DropInPlace),
+    ("std::ptr::NonNull::drop_in_place", Role::DropInPlace),
+    ("std::mem::uninitialized", Role::Uninit),
+    ("std::mem::zeroed", Role::Uninit),
+    // owners made from raw pointers
+    ("std::boxed::Box::from_raw", Role::BoxFromRaw),
+    ("std::boxed::Box::from_raw_in", Role::OwnerFromRaw),
+    ("std::vec::Vec::from_raw_parts", Role::OwnerFromRaw),
+    ("std::vec::Vec::from_raw_parts_in", Role::OwnerFromRaw),
+    ("std::string::String::from_raw_parts", Role::OwnerFromRaw),
+    ("std::ffi::CString::from_raw", Role::OwnerFromRaw),
+    // deferred destruction
+    ("crossbeam_epoch::Guard::defer", Role::Defer),
+    ("crossbeam_epoch::Guard::defer_unchecked", Role::Defer),
+    ("crossbeam_epoch::Guard::defer_destroy", Role::DeferDestroy),
+    ("crossbeam_epoch::Shared::into_owned", Role::IntoOwned),
+    // what wrappers, cells and atomics hold
+    ("std::ops::Deref::deref", Role::Deref),
+    ("std::ops::DerefMut::deref_mut", Role::Deref),
+    ("std::cell::{Cell,RefCell,UnsafeCell}::get_mut", Role::CellGetMut),
+    ("std::sync::Mutex::get_mut", Role::CellGetMut),
+    (atomics!("get_mut"), Role::CellGetMut),
+    (atomics!("load"), Role::AtomicLoad),
+    (
+        atomics!("{compare_exchange,compare_exchange_weak,store,swap}"),
+        Role::AtomicMove,
+    ),
+    ("crossbeam_epoch::Atomic::load", Role::AtomicLoad),
+    (
+        "crossbeam_epoch::Atomic::{compare_and_set,compare_and_set_weak,compare_exchange,compare_exchange_weak,store,swap}",
+        Role::AtomicMove,
+    ),
+    // core's protocols
+    ("std::option::Option::ok_or", Role::OkOr),
+    ("std::option::Option::ok_or_else", Role::OkOr),
+    ("std::cmp::min", Role::Min),
+    ("std::cmp::Ord::min", Role::Min),
+    ("std::cmp::max", Role::Max),
+    ("std::cmp::Ord::max", Role::Max),
+    ("{usize,u64,u32,u16,u8}::div_ceil", Role::DivCeil),
+    ("std::ops::RangeInclusive::new", Role::InclusiveRange),
+    ("std::sync::Arc::new", Role::SharedNew),
+    ("std::rc::Rc::new", Role::SharedNew),
+    ("std::option::Option::map", Role::PayloadMap),
+    ("std::result::Result::map", Role::PayloadMap),
+    ("std::option::Option::{map_or,map_or_else}", Role::PayloadMapOr),
+    ("std::result::Result::{map_or,map_or_else}", Role::PayloadMapOr),
+    ("std::iter::IntoIterator::into_iter", Role::IntoIter),
+    ("std::iter::Iterator::next", Role::IterNext),
+    ("std::iter::Iterator::for_each", Role::IterForEach),
+    ("std::iter::Iterator::collect", Role::IterCollect),
+    ("std::iter::Iterator::map", Role::IterMap),
+    ("std::iter::Iterator::enumerate", Role::IterOnePerItem),
+    ("std::iter::Iterator::rev", Role::IterOnePerItem),
+    ("std::iter::Iterator::cloned", Role::IterOnePerItem),
+    ("std::iter::Iterator::copied", Role::IterOnePerItem),
+    ("std::iter::Iterator::inspect", Role::IterOnePerItem),
+    // rayon's plumbing, implemented by a crate's own producers
+    ("rayon::iter::plumbing::Folder::consume_iter", Role::FolderTakes(true)),
+    ("rayon::iter::plumbing::Folder::consume", Role::FolderTakes(false)),
+    ("rayon::iter::plumbing::Producer::fold_with", Role::ProducerFold),
+    ("rayon::iter::plumbing::UnindexedProducer::fold_with", Role::ProducerFold),
+    ("rayon::iter::plumbing::Producer::split_at", Role::ProducerSplit),
+    ("rayon::iter::plumbing::UnindexedProducer::split", Role::ProducerSplit),
+    // tensors that share storage
+    ("candle_core::Tensor::storage_and_layout", Role::StorageOf),
+    ("std::ptr::eq", Role::PointerEq),
+    ("std::sync::Arc::ptr_eq", Role::PointerEq),
+    ("std::rc::Rc::ptr_eq", Role::PointerEq),
+    // ndarray's `s![..]`
+    ("ndarray::Slice::step_by", Role::SliceStepBy),
+    ("ndarray::SliceInfo::new_unchecked", Role::SliceInfoNew),
+];
+
 /// How a message names the item of row `path`: as a user writes it without a `use`
 /// (`Box::into_raw` for the types of the prelude, the whole path otherwise).
 pub fn display_name(path: &str) -> String {
@@ -529,8 +654,16 @@ mod tests {
     #[test]
     fn every_path_is_written_once() {
         let mut seen = std::collections::BTreeSet::new();
-        for (path, _) in PATHS {
-            assert!(seen.insert(*path), "{path} has two rows");
+        for path in PATHS.iter().map(|r| r.0) {
+            assert!(seen.insert(path), "{path} has two rows");
+            assert!(
+                path.split("::").all(|s| !s.is_empty()),
+                "{path} has an empty segment"
+            );
+        }
+        let mut roles = std::collections::BTreeSet::new();
+        for (path, _) in ROLES {
+            assert!(roles.insert(*path), "{path} has two roles");
             assert!(
                 path.split("::").all(|s| !s.is_empty()),
                 "{path} has an empty segment"

@@ -603,22 +603,6 @@ pub const COLLECTING_METHODS: &[&str] = &["collect", "collect_vec"];
 /// out-of-place op there has no in-place form to suggest.
 pub const IMMUTABLE_TENSOR_CRATES: &[&str] = &["candle_core", "candle"];
 
-/// rayon's producer traits: a producer is split into pieces that run in parallel, each
-/// handing its items to a folder.
-pub const PRODUCER_TRAITS: &[&str] = &["UnindexedProducer", "Producer"];
-
-/// The producer method a piece runs to hand out its items.
-pub const PRODUCER_FOLD_METHODS: &[&str] = &["fold_with"];
-
-/// The producer methods that split one into two pieces.
-pub const PRODUCER_SPLIT_METHODS: &[&str] = &["split", "split_at"];
-
-/// Folder methods that take every item of an iterator.
-pub const FOLDER_ITER_METHODS: &[&str] = &["consume_iter"];
-
-/// Folder methods that take one item.
-pub const FOLDER_ITEM_METHODS: &[&str] = &["consume"];
-
 /// Atomic loads, stores and read-modify-writes.
 pub const ATOMIC_METHODS: &[Name] = &[
     Name::Prefix("fetch_"),

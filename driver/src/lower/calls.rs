@@ -13,7 +13,7 @@ use tensor_lint_analyzer::ir::{
     SliceSpec, TyClass, ValueId, ValueKind, ViewOp,
 };
 use tensor_lint_analyzer::models::{
-    AtomicOp, Ctor, LayoutCtor, Meta, ReleaseHow, Sem, ViewKind, WrapKind,
+    AtomicOp, Ctor, LayoutCtor, Meta, ReleaseHow, Role, Sem, ViewKind, WrapKind,
 };
 use tensor_lint_analyzer::oracle::{Expr, View};
 use tensor_lint_analyzer::source::Span;
@@ -97,18 +97,14 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         };
         // `a.same_storage(&b)` of two tensors: the code asks whether they share storage,
         // and handles the case where they do itself.
-        if let Some((def, _)) = func.const_fn_def() {
-            let tensors = || {
-                lowered.len() == 2
-                    && lowered
-                        .iter()
-                        .all(|a| types::class_of(self.tcx, a.ty.peel_refs()) == TyClass::Tensor)
-            };
-            if self.tcx.item_name(def).as_str() == "same_storage" && tensors() {
-                if let (Some(x), Some(y)) = (lowered[0].value, lowered[1].value) {
-                    let pair = (self.borrowed_from(x), self.borrowed_from(y));
-                    self.storage_tests.push(pair);
-                }
+        let tensors = lowered.len() == 2
+            && lowered
+                .iter()
+                .all(|a| types::class_of(self.tcx, a.ty.peel_refs()) == TyClass::Tensor);
+        if tensors && self.tests_shared_storage(func) {
+            if let (Some(x), Some(y)) = (lowered[0].value, lowered[1].value) {
+                let pair = (self.borrowed_from(x), self.borrowed_from(y));
+                self.storage_tests.push(pair);
             }
         }
         if self.std_protocol(b, func, &lowered, dst, destination, span) {
@@ -202,6 +198,43 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 );
             }
         }
+    }
+
+    /// Whether a call of two tensors tests whether they share storage: candle's
+    /// `same_storage`, or a function of the crate (also through a trait) that returns
+    /// whether the storages `storage_and_layout` gives of both are one
+    /// (`ptr::eq(&*a, &*b)`, `Arc::ptr_eq`).
+    fn tests_shared_storage(&self, func: &mir::Operand<'tcx>) -> bool {
+        let tcx = self.tcx;
+        let Some((def_id, generic_args)) = func.const_fn_def() else {
+            return false;
+        };
+        if self.cx.models.of(tcx, def_id).map(|m| m.sem) == Some(Sem::SameStorage) {
+            return true;
+        }
+        let callee = if tcx.trait_of_assoc(def_id).is_some() {
+            Instance::try_resolve(tcx, self.env, def_id, generic_args)
+                .ok()
+                .flatten()
+                .map(|instance| instance.def_id())
+        } else {
+            Some(def_id)
+        };
+        let Some(callee) = callee.filter(|c| c.is_local() && tcx.is_mir_available(*c)) else {
+            return false;
+        };
+        let mir = tcx.optimized_mir(callee);
+        if !mir.return_ty().is_bool() {
+            return false;
+        }
+        let calls: Vec<Option<Role>> = crate::structs::direct_calls(mir)
+            .map(|call| self.cx.models.role(tcx, call.callee))
+            .collect();
+        let storages = calls
+            .iter()
+            .filter(|r| **r == Some(Role::StorageOf))
+            .count();
+        storages >= 2 && calls.contains(&Some(Role::PointerEq))
     }
 
     /// The function a call runs: a function of this crate, a model, a closure of this
@@ -355,13 +388,9 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         let Some(first) = args.first().and_then(|a| a.value) else {
             return false;
         };
+        let role = self.cx.models.role(tcx, def_id);
         // `opt.ok_or(e)`: `Some(x)` becomes `Ok(x)`, `None` an `Err`.
-        let option_to_result = ["ok_or", "ok_or_else"].contains(&tcx.item_name(def_id).as_str())
-            && args[0]
-                .ty
-                .ty_adt_def()
-                .is_some_and(|a| tcx.is_diagnostic_item(rustc_span::sym::Option, a.did()));
-        if option_to_result {
+        if role == Some(Role::OkOr) {
             if let Some(payload) = self.field_of(first, 1, 0) {
                 self.set_field(dst, 0, 0, payload);
             }
@@ -376,27 +405,19 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             }
             return true;
         }
-        // Integers `core` computes: `a.min(b)`, `cmp::max(a, b)`, `a.div_ceil(b)`.
-        let item = tcx.item_name(def_id);
-        if self.slice_argument(func, item.as_str(), args, dst) {
+        if self.slice_argument(func, args, dst) {
             return true;
         }
-        let computes = matches!(item.as_str(), "min" | "max" | "div_ceil")
-            && tcx.crate_name(def_id.krate).as_str() == "core";
+        // Integers `core` computes: `a.min(b)`, `cmp::max(a, b)`, `a.div_ceil(b)`.
+        let computes = matches!(role, Some(Role::Min | Role::Max | Role::DivCeil));
         if computes && args.len() == 2 {
-            let diagnostic = |name: &str, def| {
-                tcx.get_diagnostic_item(rustc_span::Symbol::intern(name)) == Some(def)
-            };
-            let of_ord = tcx
-                .trait_of_assoc(def_id)
-                .is_some_and(|t| diagnostic("Ord", t));
             let l = self.int_of(first);
             let r = args[1].value.and_then(|v| self.int_of(v));
-            let int = l.zip(r).and_then(|(l, r)| match item.as_str() {
-                "min" if of_ord || diagnostic("cmp_min", def_id) => Some(l.minimum(&r)),
-                "max" if of_ord || diagnostic("cmp_max", def_id) => Some(l.maximum(&r)),
+            let int = l.zip(r).and_then(|(l, r)| match role {
+                Some(Role::Min) => Some(l.minimum(&r)),
+                Some(Role::Max) => Some(l.maximum(&r)),
                 // Of unsigned integers: `(a + b - 1) / b`.
-                "div_ceil" => Some((&(&l + &r) - &Expr::int(1)).div_floor(r)),
+                Some(Role::DivCeil) => Some((&(&l + &r) - &Expr::int(1)).div_floor(r)),
                 _ => None,
             });
             if let Some(int) = int {
@@ -404,17 +425,8 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 return true;
             }
         }
-        // Whether the callee is a method of an impl on one of `adts` (crate, type name).
-        let of_impl_on = |adts: &[(&str, &str)]| {
-            tcx.impl_of_assoc(def_id).is_some_and(|imp| {
-                let self_ty = tcx.type_of(imp).instantiate_identity().skip_normalization();
-                adts.iter()
-                    .any(|&(krate, name)| types::adt_is(tcx, self_ty, krate, name))
-            })
-        };
         // `lo..=hi`, made by a call: the integers `lo..hi + 1`.
-        let inclusive = item.as_str() == "new" && of_impl_on(&[("core", "RangeInclusive")]);
-        if inclusive {
+        if role == Some(Role::InclusiveRange) {
             let lo = self.int_of(first);
             let hi = args
                 .get(1)
@@ -427,8 +439,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         }
         // `Arc::new(s)` of a struct with cells among other fields: the object's bytes,
         // shared by every handle (see `types::shared_cells`).
-        let shared_new = item.as_str() == "new" && of_impl_on(&[("alloc", "Arc"), ("alloc", "Rc")]);
-        if shared_new {
+        if role == Some(Role::SharedNew) {
             let object = args[0].ty;
             let shared =
                 types::shared_cells(tcx, Ty::new_imm_ref(tcx, tcx.lifetimes.re_erased, object));
@@ -453,9 +464,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             }
         }
         // `opt.map(f)` of an `Option` or a `Result`.
-        let payload_map =
-            item.as_str() == "map" && of_impl_on(&[("core", "Option"), ("core", "Result")]);
-        if payload_map {
+        if role == Some(Role::PayloadMap) {
             let dest_ty = destination.ty(b.mir, tcx).ty;
             if self.mapped_payload(b, args, dst, dest_ty, span) {
                 return true;
@@ -463,9 +472,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             self.payload_handed_on(b, args, span);
         }
         // `opt.map_or(default, f)`: what `f` makes of the payload, or the default.
-        let payload_map_or = matches!(item.as_str(), "map_or" | "map_or_else")
-            && of_impl_on(&[("core", "Option"), ("core", "Result")]);
-        if let (true, [opt, _, f]) = (payload_map_or, args) {
+        if let (Some(Role::PayloadMapOr), [opt, _, f]) = (role, args) {
             let dest_ty = destination.ty(b.mir, tcx).ty;
             if self.mapped_payload(b, &[*opt, *f], dst, dest_ty, span) {
                 return true;
@@ -474,23 +481,13 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         let Some(trait_id) = tcx.trait_of_assoc(def_id) else {
             return false;
         };
-        let name = tcx.item_name(def_id);
         // What a rayon producer's piece hands its folder.
-        let folder = tcx.crate_name(trait_id.krate).as_str() == "rayon"
-            && tcx.item_name(trait_id).as_str() == "Folder";
-        if folder {
-            let every = tensor_lint_analyzer::models::folder_takes(name.as_str());
-            if let Some(every) = every {
-                if self.folder_call(b, every, args, span) {
-                    return true;
-                }
+        if let Some(Role::FolderTakes(every)) = role {
+            if self.folder_call(b, every, args, span) {
+                return true;
             }
         }
-        let is = |diagnostic: &str, method: &str| {
-            tcx.get_diagnostic_item(rustc_span::Symbol::intern(diagnostic)) == Some(trait_id)
-                && name.as_str() == method
-        };
-        if is("IntoIterator", "into_iter") {
+        if role == Some(Role::IntoIter) {
             self.copy_value(b, dst, first, span);
             self.iter_over_handles(first, dst);
             if let Some(info) = self.iters.get(&first).cloned() {
@@ -510,7 +507,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             }
             return true;
         }
-        if is("Iterator", "next") {
+        if role == Some(Role::IterNext) {
             if self.next_handle(b, first, dst, span) {
                 return true;
             }
@@ -519,7 +516,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         }
         // `iter.for_each(|item| ..)`: the closure's body is the body of a loop over the
         // items, run here.
-        if is("Iterator", "for_each") {
+        if role == Some(Role::IterForEach) {
             let closure = args.get(1).and_then(|a| a.value);
             if let Some(ValueKind::Closure(body)) = closure.map(|v| self.value(v).kind.clone()) {
                 // The items: of memory walked, or the integers of a range.
@@ -633,14 +630,11 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         }
         // Adapters that give one item per item: the count goes through (the call
         // itself is lowered as any other).
-        let same_count = ["map", "enumerate", "rev", "cloned", "copied", "inspect"];
-        if tcx.is_diagnostic_item(rustc_span::sym::Iterator, trait_id)
-            && same_count.contains(&name.as_str())
-        {
+        if matches!(role, Some(Role::IterMap | Role::IterOnePerItem)) {
             if let Some(len) = self.iter_len(first) {
                 self.iter_lens.insert(dst, len);
             }
-            if name.as_str() == "map" {
+            if role == Some(Role::IterMap) {
                 if let Some(f) = args.get(1) {
                     if let Some(ValueKind::Closure(body)) =
                         f.value.map(|v| self.value(v).kind.clone())
@@ -653,7 +647,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             }
             return false;
         }
-        if is("Iterator", "collect") {
+        if role == Some(Role::IterCollect) {
             let dest_ty = destination.ty(b.mir, tcx).ty;
             if self.collected_handles(b, first, dst, dest_ty, span)
                 || self.collected_pointers(b, first, dst, dest_ty, span)
@@ -3065,7 +3059,6 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
     fn slice_argument(
         &mut self,
         func: &mir::Operand<'tcx>,
-        item: &str,
         args: &[Arg<'tcx>],
         dst: ValueId,
     ) -> bool {
@@ -3085,14 +3078,17 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         };
         let of = |name: &str| types::adt_is(tcx, self_ty, "ndarray", name);
         let arg = |k: usize| args.get(k).and_then(|a| a.value);
-        match item {
-            "from" if of("SliceInfoElem") || of("Slice") => {
+        let from = tcx
+            .trait_of_assoc(def_id)
+            .is_some_and(|t| tcx.is_diagnostic_item(rustc_span::sym::From, t));
+        match self.cx.models.role(tcx, def_id) {
+            _ if from && (of("SliceInfoElem") || of("Slice")) => {
                 if let Some(spec) = arg(0).and_then(|v| self.slice_elem(v, args[0].ty)) {
                     self.slice_elems.insert(dst, spec);
                 }
                 true
             }
-            "step_by" if of("Slice") => {
+            Some(Role::SliceStepBy) => {
                 let spec = arg(0).and_then(|v| self.slice_elem(v, args[0].ty));
                 let by = arg(1).and_then(|v| self.int_of(v));
                 if let (Some(SliceSpec::Range { start, end, step }), Some(by)) = (spec, by) {
@@ -3102,7 +3098,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 }
                 true
             }
-            "new_unchecked" if of("SliceInfo") => {
+            Some(Role::SliceInfoNew) => {
                 if let Some(specs) = arg(0).and_then(|v| self.slice_elements(v)) {
                     self.slice_infos.insert(dst, specs);
                 }

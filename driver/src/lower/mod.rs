@@ -363,7 +363,7 @@ impl<'a, 'tcx> FnLowerer<'a, 'tcx> {
             borrowed_owners: FxHashMap::default(),
             handles: handles::Handles::default(),
             pointers: moved::Pointers::default(),
-            producer: producers::producer_of(tcx, def.to_def_id()),
+            producer: producers::producer_of(tcx, cx.models, def.to_def_id()),
             mapped_closures: FxHashMap::default(),
             drop_through_foreign: foreign::drop_through_foreign(tcx, def.to_def_id(), mir),
             object_bytes: FxHashMap::default(),

@@ -17,12 +17,13 @@ use tensor_lint_analyzer::ir::{
     Block, Body, BodyId, BodyKind, Iteration, Op, ParallelKind, ParallelRegion, ReturnKind, Stmt,
     Task, Terminator, ValueId,
 };
-use tensor_lint_analyzer::models::table;
+use tensor_lint_analyzer::models::Role;
 use tensor_lint_analyzer::oracle::Expr;
 use tensor_lint_analyzer::source::Span;
 
 use super::calls::Arg;
 use super::{BodyCx, FnLowerer};
+use crate::models::Models;
 
 /// What lowering a producer's `fold_with` needs.
 pub(crate) struct Producer {
@@ -37,13 +38,9 @@ pub(crate) struct Producer {
 }
 
 /// `def` as the `fold_with` of a producer implemented by the crate.
-pub(crate) fn producer_of(tcx: TyCtxt<'_>, def: DefId) -> Option<Producer> {
+pub(crate) fn producer_of(tcx: TyCtxt<'_>, models: &Models, def: DefId) -> Option<Producer> {
     let imp = tcx.trait_impl_of_assoc(def)?;
-    let trait_id = tcx.impl_opt_trait_id(imp)?;
-    let producer = tcx.crate_name(trait_id.krate).as_str() == "rayon"
-        && table::PRODUCER_TRAITS.contains(&tcx.item_name(trait_id).as_str())
-        && table::PRODUCER_FOLD_METHODS.contains(&tcx.item_name(def).as_str());
-    if !producer {
+    if !models.is(tcx, def, Role::ProducerFold) {
         return None;
     }
     let self_ty = tcx.type_of(imp).instantiate_identity().skip_normalization();
@@ -64,8 +61,8 @@ pub(crate) fn producer_of(tcx: TyCtxt<'_>, def: DefId) -> Option<Producer> {
     });
     let mut shared: Option<Vec<Vec<String>>> = None;
     for item in items.in_definition_order() {
-        if !table::PRODUCER_SPLIT_METHODS.contains(&item.name().as_str())
-            || !matches!(item.kind, ty::AssocKind::Fn { .. })
+        if !matches!(item.kind, ty::AssocKind::Fn { .. })
+            || !models.is(tcx, item.def_id, Role::ProducerSplit)
         {
             continue;
         }

@@ -9,12 +9,12 @@ use rustc_middle::ty::{self, Ty, TyCtxt, TypingEnv};
 
 use tensor_lint_analyzer::ir::TyClass;
 
-/// The crate and name of an ADT's definition.
 /// A raw pointer, or a `NonNull` one.
 pub(crate) fn is_pointer<'tcx>(tcx: TyCtxt<'tcx>, ty: Ty<'tcx>) -> bool {
     ty.is_raw_ptr() || adt_is(tcx, ty, "core", "NonNull")
 }
 
+/// Whether `ty` is the ADT named `name` defined in crate `krate` (`"alloc"`, `"Vec"`).
 pub(crate) fn adt_is(tcx: TyCtxt<'_>, ty: Ty<'_>, krate: &str, name: &str) -> bool {
     ty.ty_adt_def().is_some_and(|adt| {
         let did = adt.did();

@@ -16,7 +16,7 @@ use rustc_middle::ty::{self, Instance, InstanceKind, Ty, TypeVisitableExt};
 use rustc_span::Spanned;
 
 use tensor_lint_analyzer::ir::{DuplicateKind, Op, RootOrigin, ValueId};
-use tensor_lint_analyzer::models::Sem;
+use tensor_lint_analyzer::models::{Role, Sem};
 use tensor_lint_analyzer::source::Span;
 
 use rustc_data_structures::fx::FxHashMap;
@@ -39,21 +39,6 @@ const MAX_MOVE_CHAIN: usize = 8;
 
 /// The first parameter: `self` of a method.
 const SELF: Local = Local::from_u32(1);
-
-/// `ptr::copy` and its methods, by name (in `core`), with which argument is the
-/// source and which the destination.
-fn copy_operands(name: &str) -> Option<(usize, usize)> {
-    match name {
-        "copy" | "copy_nonoverlapping" | "copy_to" | "copy_to_nonoverlapping" => Some((0, 1)),
-        "copy_from" | "copy_from_nonoverlapping" => Some((1, 0)),
-        _ => None,
-    }
-}
-
-/// Whether `def_id` is an item of the standard library's `core`.
-fn in_core(tcx: ty::TyCtxt<'_>, def_id: rustc_hir::def_id::DefId) -> bool {
-    tcx.crate_name(def_id.krate).as_str() == "core"
-}
 
 impl<'tcx> FnLowerer<'_, 'tcx> {
     /// A call terminator that may unwind: its [`Op::MayUnwind`], before the call.
@@ -486,24 +471,24 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             }
             return;
         }
-        let name = tcx.item_name(def_id);
-        if in_core(tcx, def_id) {
+        match self.cx.models.role(tcx, def_id) {
             // `mem::replace(place, placeholder)`: a placeholder never initialised is a
             // value only in name until the place is written again.
-            if name.as_str() == "replace" {
+            Some(Role::Replace) => {
                 self.replaced_with(b, pointer(0), &args[1].node, span);
                 return;
             }
-            if name.as_str() == "drop_in_place" {
+            Some(Role::DropInPlace) => {
                 if let Some(p) = pointer(0) {
                     self.dropped_in_place(b, p, unwind, span);
                 }
                 return;
             }
-            if let Some((from, to)) = copy_operands(name.as_str()) {
-                self.copy_in_memory(b, pointer(from), pointer(to), span);
+            Some(Role::Copy { from, to }) => {
+                self.copy_in_memory(b, pointer(from.into()), pointer(to.into()), span);
                 return;
             }
+            _ => {}
         }
         let Some(model) = self.cx.models.of(tcx, def_id) else {
             return;
@@ -825,10 +810,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
             .get(&local)
             .into_iter()
             .flatten()
-            .any(|&d| {
-                in_core(self.tcx, d)
-                    && matches!(self.tcx.item_name(d).as_str(), "uninitialized" | "zeroed")
-            });
+            .any(|&d| self.cx.models.is(self.tcx, d, Role::Uninit));
         made_uninit && ty.needs_drop(self.tcx, self.env)
     }
 
@@ -951,17 +933,10 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                         .computed_summary(*id)
                         .is_some_and(|s| !s.copies_within.is_empty());
                 }
-                let name = tcx.item_name(def_id);
-                in_core(tcx, def_id)
-                    && (copy_operands(name.as_str()).is_some()
-                        || matches!(
-                            name.as_str(),
-                            "read"
-                                | "read_unaligned"
-                                | "drop_in_place"
-                                | "uninitialized"
-                                | "zeroed"
-                        ))
+                matches!(
+                    self.cx.models.role(tcx, def_id),
+                    Some(Role::Copy { .. } | Role::BitwiseRead | Role::DropInPlace | Role::Uninit)
+                )
             })
         })
     }
