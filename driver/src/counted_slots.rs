@@ -283,35 +283,44 @@ fn handed_slots<'tcx>(
     out
 }
 
-/// A count field a method advances from its own value (`self.top += n`).
+/// A count field a method advances from its own value (`self.top += n`): the field is
+/// assigned a sum that reads it (directly, or through the checked sum's temporary).
 fn advanced_count(mir: &mir::Body<'_>, counts: &FxHashSet<usize>) -> Option<usize> {
     let reads_field =
         |op: &Operand<'_>, f: usize| op.place().is_some_and(|p| self_field(&p, true) == Some(f));
-    let mut summed: FxHashSet<usize> = FxHashSet::default();
-    let mut assigned: Vec<usize> = Vec::new();
-    for data in mir.basic_blocks.iter().filter(|d| !d.is_cleanup) {
-        for stmt in &data.statements {
-            let StatementKind::Assign(assign) = &stmt.kind else {
-                continue;
-            };
-            let (dst, rvalue) = &**assign;
-            if let Rvalue::BinaryOp(
-                mir::BinOp::Add | mir::BinOp::AddWithOverflow | mir::BinOp::AddUnchecked,
-                operands,
-            ) = rvalue
-            {
-                for &f in counts {
-                    if reads_field(&operands.0, f) || reads_field(&operands.1, f) {
-                        summed.insert(f);
-                    }
-                }
-            }
-            if let Some(f) = self_field(dst, true).filter(|f| counts.contains(f)) {
-                assigned.push(f);
-            }
-        }
-    }
-    assigned.into_iter().find(|f| summed.contains(f))
+    // The count field a sum reads, if any.
+    let sum_of = |rvalue: &Rvalue<'_>| match rvalue {
+        Rvalue::BinaryOp(
+            mir::BinOp::Add | mir::BinOp::AddWithOverflow | mir::BinOp::AddUnchecked,
+            operands,
+        ) => counts
+            .iter()
+            .copied()
+            .find(|&f| reads_field(&operands.0, f) || reads_field(&operands.1, f)),
+        _ => None,
+    };
+    let statements = || {
+        mir.basic_blocks
+            .iter()
+            .filter(|d| !d.is_cleanup)
+            .flat_map(|d| &d.statements)
+            .filter_map(|stmt| match &stmt.kind {
+                StatementKind::Assign(assign) => Some(&**assign),
+                _ => None,
+            })
+    };
+    // Temporaries that hold a sum of a count field (`_5 = AddWithOverflow(..)`).
+    let sums: FxHashMap<Local, usize> = statements()
+        .filter_map(|(dst, rvalue)| Some((dst.as_local()?, sum_of(rvalue)?)))
+        .collect();
+    statements().find_map(|(dst, rvalue)| {
+        let f = self_field(dst, true).filter(|f| counts.contains(f))?;
+        let summed = match rvalue {
+            Rvalue::Use(op, _) => op.place().is_some_and(|p| sums.get(&p.local) == Some(&f)),
+            other => sum_of(other) == Some(f),
+        };
+        summed.then_some(f)
+    })
 }
 
 /// Whether a type holds a reference or a raw pointer (`Result<&mut [usize], ()>`).

@@ -346,7 +346,7 @@ pub enum Sem {
     Join,
     /// `rayon::scope(|s| ..)` / `std::thread::scope(|s| ..)` / `crossbeam::scope`.
     Scope,
-    /// `s.spawn(closure)` on a scope handle.
+    /// `s.spawn(closure)` on a scope handle, `thread::Builder::spawn_scoped(s, closure)`.
     Spawn,
     /// `std::thread::spawn(closure)`.
     ThreadSpawn,

@@ -171,6 +171,8 @@ pub const PATHS: &[(&str, Sem)] = &[
     ("std::thread::scope", Sem::Scope),
     ("std::thread::Scope::spawn", Sem::Spawn),
     ("std::thread::spawn", Sem::ThreadSpawn),
+    ("std::thread::Builder::spawn", Sem::ThreadSpawn),
+    ("std::thread::Builder::spawn_scoped", Sem::Spawn),
     // rayon
     ("rayon::join", Sem::Join),
     ("tch::no_grad", Sem::NoGrad),

@@ -209,9 +209,15 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 );
             }
             Sem::Spawn => {
-                let (Some(scope), Some(body)) =
-                    (args.first().and_then(|a| a.value), closure_body(self, 1))
+                // The closure, last, after the scope: `s.spawn(f)`, or
+                // `thread::Builder::new().spawn_scoped(s, f)`.
+                let Some(at) = (1..args.len())
+                    .rev()
+                    .find(|&i| closure_body(self, i).is_some())
                 else {
+                    return;
+                };
+                let (Some(scope), Some(body)) = (args[at - 1].value, closure_body(self, at)) else {
                     return;
                 };
                 self.lower_with_scope_handle(body, span);
