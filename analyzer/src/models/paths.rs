@@ -12,14 +12,19 @@
 //! - `krate::module::function`, `krate::module::Type::method` (inherent methods),
 //!   `krate::module::Trait::method` (the trait's method, whatever impl runs);
 //! - `[T]::method` for the methods of slices, `*mut T::method` and `*const T::method`
-//!   for those of raw pointers;
+//!   for those of raw pointers, `usize::method` (and the other integers) for those of
+//!   integers;
 //! - `{A,B}` for alternatives: `ndarray::{ArrayBase,ArrayRef}::fill` names the `fill` of
 //!   either type (a row resolves when any alternative does).
 //!
+//! [`PATHS`] says what a call does to memory ([`Sem`]); [`ROLES`] names what the front
+//! end follows of an item itself ([`Role`]): `core`'s protocols and the items the
+//! crate-wide passes look for.
+//!
 //! Rows for crates the checked crate does not depend on resolve to nothing, and cost
-//! nothing. `tests/model_paths.rs` resolves every row of std, ndarray, rayon and
-//! crossbeam with the compiler, so a row that stops resolving (a library moved an item)
-//! is a failing test, not a silent gap.
+//! nothing. `tests/model_paths.rs` resolves every row of both tables with the compiler,
+//! on a file that loads each library they name, so a row that stops resolving (a
+//! library moved an item) is a failing test, not a silent gap.
 
 use super::{
     Adapter, AtomicOp, Ctor, ForEach, LayoutCtor, LeakKind, Meta, ParKind, ReleaseHow, Role, Sem,
