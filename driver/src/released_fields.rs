@@ -57,7 +57,7 @@ pub(crate) fn released_not_reset(
     let drop_mir = tcx.optimized_mir(drop_fn.to_def_id());
     // Methods `Drop` calls itself are its helpers: what they release, `Drop` does.
     let called_by_drop: FxHashSet<DefId> = callees(drop_mir).collect();
-    let mut drop_releases = field_releases(tcx, models, drop_mir, true);
+    let mut drop_releases = final_releases(tcx, models, drop_mir);
     for &helper in &called_by_drop {
         let own = helper
             .as_local()
@@ -99,14 +99,12 @@ pub(crate) fn released_not_reset(
             continue;
         }
         let mir = tcx.optimized_mir(method);
-        // A method that sets a field `Drop` tests (a `closed` flag) tells it.
-        let written = fields_written(mir, by_ref);
-        if written
-            .iter()
-            .any(|f| drop_reads.contains(f) && !drop_releases.iter().any(|d| d.field[0] == *f))
-        {
-            continue;
-        }
+        // A method that sets a field `Drop` tests (a `closed` flag) tells it, on the
+        // paths where it does.
+        let flags: FxHashSet<usize> = fields_written(mir, by_ref)
+            .into_iter()
+            .filter(|f| drop_reads.contains(f) && !drop_releases.iter().any(|d| d.field[0] == *f))
+            .collect();
         let held = FieldLocals::of(tcx, models, mir, by_ref);
         for release in held.releases(tcx, models, mir) {
             let Some(again) = drop_releases.iter().find(|d| {
@@ -114,6 +112,11 @@ pub(crate) fn released_not_reset(
             }) else {
                 continue;
             };
+            let mut kept = flags.clone();
+            kept.insert(release.field[0]);
+            if !flags.is_empty() && !reached_unwritten(mir, release.block, &kept, by_ref) {
+                continue;
+            }
             if by_ref
                 && !exported
                 && !called_and_left(tcx, models, &methods, method, &release.field)
@@ -270,9 +273,86 @@ fn receiver(tcx: TyCtxt<'_>, method: LocalDefId) -> Option<bool> {
 /// Whether two releases free the same memory the same way: one function, or two of the
 /// standard library's ways to free an owner's memory (`dealloc`, `Box::from_raw`).
 fn same_release(tcx: TyCtxt<'_>, models: &Models, a: DefId, b: DefId) -> bool {
-    a == b
-        || crate::structs::frees_raw_memory(tcx, models, a)
-            && crate::structs::frees_raw_memory(tcx, models, b)
+    let frees = |f: DefId| {
+        crate::structs::frees_raw_memory(tcx, models, f) || forwards_to_free(tcx, models, f)
+    };
+    a == b || frees(a) && frees(b)
+}
+
+/// A function of the crate that hands a pointer parameter on to one that frees raw
+/// memory (`unsafe fn deallocate<T>(p: *mut T, cap: usize) { Vec::from_raw_parts(p, 0,
+/// cap); }`): a release of what it is given.
+fn forwards_to_free(tcx: TyCtxt<'_>, models: &Models, f: DefId) -> bool {
+    if !f.is_local() || !tcx.is_mir_available(f) || tcx.def_kind(f) != rustc_hir::def::DefKind::Fn {
+        return false;
+    }
+    let mir = tcx.optimized_mir(f);
+    // The parameters, and the locals that are copies or casts of one.
+    let mut params: FxHashSet<mir::Local> =
+        (1..=mir.arg_count).map(mir::Local::from_usize).collect();
+    loop {
+        let before = params.len();
+        for stmt in mir.basic_blocks.iter().flat_map(|b| &b.statements) {
+            let StatementKind::Assign(assign) = &stmt.kind else {
+                continue;
+            };
+            let (Some(dst), Rvalue::Use(op, _) | Rvalue::Cast(_, op, _)) =
+                (assign.0.as_local(), &assign.1)
+            else {
+                continue;
+            };
+            if op
+                .place()
+                .is_some_and(|p| p.projection.is_empty() && params.contains(&p.local))
+            {
+                params.insert(dst);
+            }
+        }
+        if params.len() == before {
+            break;
+        }
+    }
+    crate::structs::direct_calls(mir)
+        .filter(|call| !call.cleanup && crate::structs::frees_raw_memory(tcx, models, call.callee))
+        .any(|call| {
+            call.args.iter().any(|a| {
+                a.node
+                    .place()
+                    .is_some_and(|p| p.projection.is_empty() && params.contains(&p.local))
+            })
+        })
+}
+
+/// Whether block `target` is reached from the method's entry on a path (that does not
+/// unwind) with no write to any field of `fields` of `self`, the target's own
+/// statements included.
+fn reached_unwritten(
+    mir: &mir::Body<'_>,
+    target: BasicBlock,
+    fields: &FxHashSet<usize>,
+    by_ref: bool,
+) -> bool {
+    let writes = |data: &mir::BasicBlockData<'_>| {
+        data.statements.iter().any(|stmt| match &stmt.kind {
+            StatementKind::Assign(assign) => {
+                self_field(&assign.0, by_ref).is_some_and(|f| fields.contains(&f))
+            }
+            _ => false,
+        })
+    };
+    let mut seen: FxHashSet<BasicBlock> = FxHashSet::default();
+    let mut work = vec![mir::START_BLOCK];
+    while let Some(bb) = work.pop() {
+        let data = &mir.basic_blocks[bb];
+        if !seen.insert(bb) || data.is_cleanup || writes(data) {
+            continue;
+        }
+        if bb == target {
+            return true;
+        }
+        work.extend(data.terminator().successors());
+    }
+    false
 }
 
 /// The functions `mir` calls.
@@ -325,15 +405,49 @@ struct FieldLocals {
     refs: rustc_data_structures::fx::FxHashMap<mir::Local, FieldPath>,
     /// `self` is a borrow (`(*_1).f`), not the value (`_1.f`).
     by_ref: bool,
+    /// The locals of raw pointer type.
+    raw_pointers: FxHashSet<mir::Local>,
 }
 
 impl FieldLocals {
     fn of(tcx: TyCtxt<'_>, models: &Models, mir: &mir::Body<'_>, by_ref: bool) -> FieldLocals {
+        FieldLocals::of_at(tcx, models, mir, by_ref, 0)
+    }
+
+    /// The locals of `mir`, `depth` methods deep from the one asked about.
+    fn of_at(
+        tcx: TyCtxt<'_>,
+        models: &Models,
+        mir: &mir::Body<'_>,
+        by_ref: bool,
+        depth: u8,
+    ) -> FieldLocals {
         let mut held = FieldLocals {
             values: Default::default(),
             refs: Default::default(),
             by_ref,
+            raw_pointers: mir
+                .local_decls
+                .iter_enumerated()
+                .filter(|(_, d)| d.ty.is_raw_ptr())
+                .map(|(l, _)| l)
+                .collect(),
         };
+        // The locals that are `self` again (`_3 = &mut (*_1)`).
+        let self_local = mir::Local::from_usize(1);
+        let mut selves: FxHashSet<mir::Local> = FxHashSet::default();
+        if by_ref {
+            selves.insert(self_local);
+        }
+        for stmt in mir.basic_blocks.iter().flat_map(|b| &b.statements) {
+            if let StatementKind::Assign(assign) = &stmt.kind {
+                if let (Some(dst), Rvalue::Ref(_, _, p)) = (assign.0.as_local(), &assign.1) {
+                    if p.local == self_local && p.projection.as_slice() == [mir::PlaceElem::Deref] {
+                        selves.insert(dst);
+                    }
+                }
+            }
+        }
         loop {
             let before = held.values.len() + held.refs.len();
             for block in mir.basic_blocks.iter() {
@@ -398,6 +512,7 @@ impl FieldLocals {
                     continue;
                 };
                 let std = matches!(tcx.crate_name(callee.krate).as_str(), "core" | "std");
+                let returns_pointer = holds_raw_pointer(mir.local_decls[destination.local].ty);
                 if let Some(path) = held.ref_of(first) {
                     match models.role(tcx, callee) {
                         // A wrapper's value (`CachePadded`, `ManuallyDrop`), the pointer
@@ -414,7 +529,23 @@ impl FieldLocals {
                         Some(Role::AtomicLoad) if std => {
                             held.values.entry(destination.local).or_insert(path);
                         }
+                        // A function of the crate given the field, returning pointers:
+                        // what it read of the field (`self.data.heap()`).
+                        None if callee.is_local() && returns_pointer => {
+                            held.values.entry(destination.local).or_insert(path);
+                        }
                         _ => {}
+                    }
+                } else if first
+                    .place()
+                    .is_some_and(|p| p.projection.is_empty() && selves.contains(&p.local))
+                    && returns_pointer
+                    && depth < 2
+                {
+                    // A method given `self`, returning pointers it read of a field
+                    // (`let (ptr, len, cap) = self.triple_mut()`).
+                    if let Some(path) = returned_field(tcx, models, callee, depth + 1) {
+                        held.values.entry(destination.local).or_insert(path);
                     }
                 } else if std && args.len() == 1 {
                     // A pointer method of the field (`as_ptr`, `cast`) gives the same
@@ -457,7 +588,21 @@ impl FieldLocals {
         if p.projection.is_empty() {
             return self.values.get(&p.local).cloned();
         }
-        self.place_path(p)
+        self.place_path(p).or_else(|| self.part_value(p))
+    }
+
+    /// A part of what a call returned of a field (`(_3.0)` of the pair `heap()` gave,
+    /// `(*_4).0` through the reference `heap_mut()` gave): the field's value too. Not
+    /// through a raw pointer, which reaches other memory than the field.
+    fn part_value(&self, p: &mir::Place<'_>) -> Option<FieldPath> {
+        let path = self.values.get(&p.local)?;
+        let parts = p
+            .projection
+            .iter()
+            .all(|e| matches!(e, mir::PlaceElem::Field(..) | mir::PlaceElem::Deref));
+        let through_pointer = p.projection.first() == Some(&mir::PlaceElem::Deref)
+            && self.local_is_raw_pointer(p.local);
+        (parts && !through_pointer).then(|| path.clone())
     }
 
     fn value_of(&self, op: &Operand<'_>) -> Option<FieldPath> {
@@ -465,6 +610,10 @@ impl FieldLocals {
             Operand::Copy(p) | Operand::Move(p) => self.place_value(p),
             _ => None,
         }
+    }
+
+    fn local_is_raw_pointer(&self, local: mir::Local) -> bool {
+        self.raw_pointers.contains(&local)
     }
 
     fn ref_of(&self, op: &Operand<'_>) -> Option<FieldPath> {
@@ -485,7 +634,9 @@ impl FieldLocals {
         let mut out = Vec::new();
         for call in crate::structs::direct_calls(mir).filter(|c| !c.cleanup) {
             let callee = call.callee;
-            if !crate::structs::releases_what_it_is_given(tcx, models, callee) {
+            if !crate::structs::releases_what_it_is_given(tcx, models, callee)
+                && !forwards_to_free(tcx, models, callee)
+            {
                 continue;
             }
             if let Some(field) = call.args.iter().find_map(|a| self.value_of(&a.node)) {
@@ -499,6 +650,85 @@ impl FieldLocals {
         }
         out
     }
+}
+
+/// Whether a type holds a raw pointer (`(*mut T, usize)`, `&mut (*mut T, usize)`).
+fn holds_raw_pointer(ty: ty::Ty<'_>) -> bool {
+    ty.walk()
+        .any(|arg| arg.as_type().is_some_and(|t| t.is_raw_ptr()))
+}
+
+/// The field of `self` whose value method `callee` (taking `&self` or `&mut self`)
+/// returns, or returns among other values (`(ptr, len, cap)` read of `self.data`).
+fn returned_field(tcx: TyCtxt<'_>, models: &Models, callee: DefId, depth: u8) -> Option<FieldPath> {
+    let local = callee.as_local()?;
+    if receiver(tcx, local) != Some(true) || !tcx.is_mir_available(callee) {
+        return None;
+    }
+    let mir = tcx.optimized_mir(callee);
+    let held = FieldLocals::of_at(tcx, models, mir, true, depth);
+    let ret = mir::RETURN_PLACE;
+    mir.basic_blocks
+        .iter()
+        .filter(|d| !d.is_cleanup)
+        .flat_map(|d| &d.statements)
+        .find_map(|stmt| {
+            let StatementKind::Assign(assign) = &stmt.kind else {
+                return None;
+            };
+            if assign.0.local != ret {
+                return None;
+            }
+            match &assign.1 {
+                Rvalue::Use(op, _) => held.value_of(op),
+                Rvalue::Aggregate(_, ops) => ops.iter().find_map(|op| held.value_of(op)),
+                _ => None,
+            }
+        })
+}
+
+/// The field releases of `Drop`'s body `mir`, but for a call of code outside Rust after
+/// which `Drop` hands the same field on again: that call only used the pointer
+/// (`git_packbuilder_set_callbacks(self.raw, ..)` before `git_packbuilder_free(self.raw)`).
+fn final_releases(tcx: TyCtxt<'_>, models: &Models, mir: &mir::Body<'_>) -> Vec<FieldRelease> {
+    let held = FieldLocals::of(tcx, models, mir, true);
+    let releases = held.releases(tcx, models, mir);
+    // The blocks of calls given each field's value.
+    let uses: Vec<(BasicBlock, FieldPath)> = crate::structs::direct_calls(mir)
+        .filter(|call| !call.cleanup)
+        .flat_map(|call| {
+            call.args
+                .iter()
+                .filter_map(|a| held.value_of(&a.node))
+                .map(move |field| (call.block, field))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    releases
+        .into_iter()
+        .filter(|r| {
+            if !tcx.is_foreign_item(r.callee) {
+                return true;
+            }
+            let TerminatorKind::Call {
+                target: Some(next), ..
+            } = mir.basic_blocks[r.block].terminator().kind
+            else {
+                return true;
+            };
+            let mut seen: FxHashSet<BasicBlock> = FxHashSet::default();
+            let mut work = vec![next];
+            while let Some(bb) = work.pop() {
+                if !seen.insert(bb) || mir.basic_blocks[bb].is_cleanup {
+                    continue;
+                }
+                work.extend(mir.basic_blocks[bb].terminator().successors());
+            }
+            !uses
+                .iter()
+                .any(|(bb, field)| *field == r.field && seen.contains(bb))
+        })
+        .collect()
 }
 
 /// The field releases of `mir`, a method taking `self` as `by_ref` says.

@@ -51,13 +51,21 @@ crate::declare_lint! {
     /// the end of one taking `self`), and `Drop` releases it again. The field may sit
     /// inside another (`self.head.block`, also through a wrapper's `Deref` such as
     /// `CachePadded`), and an atomic pointer counts as read by `load` (through `&self`)
-    /// and by `get_mut` in `Drop`. Not reported: a method that writes a field of `self`
-    /// after the release (the field reset to null, or an atomic's `store`/`swap` of
-    /// it) or hands `self` to a call then, one that takes the pointer out with `swap`,
-    /// one that sets a field `Drop` reads (a `closed` flag), one taking `self` that
-    /// gives it up (`mem::forget(self)`), a method `Drop` calls itself, and a borrowing
-    /// method the crate does not export unless a method the crate can call calls it
-    /// and then leaves the field as it was.
+    /// and by `get_mut` in `Drop`. The pointer may come out of a function of the crate
+    /// given the field (`self.data.heap()`) or of a method given `self` that returns
+    /// it (`let (ptr, len, cap) = self.triple_mut()`), and the release may be a
+    /// function of the crate that hands its pointer parameter to one that frees
+    /// (`deallocate(ptr, cap)`). Of the calls to code outside Rust that `Drop` hands
+    /// the field, only one after which it does not hand it again is its release
+    /// (`flush(self.raw)` before `close(self.raw)` releases nothing). Not reported: a
+    /// method that writes a field of `self` after the release (the field reset to
+    /// null, or an atomic's `store`/`swap` of it) or hands `self` to a call then, one
+    /// that takes the pointer out with `swap`, a release reached only on paths that
+    /// set a field `Drop` reads (a `closed` flag, a capacity that says where the
+    /// memory is) or the released field itself, one taking `self` that gives it up
+    /// (`mem::forget(self)`), a method `Drop` calls itself, and a borrowing method the
+    /// crate does not export unless a method the crate can call calls it and then
+    /// leaves the field as it was.
     ///
     /// A pointer a foreign accessor lends, made an owner of: a
     /// foreign function named as a getter (`pa_stream_get_context`,
