@@ -195,6 +195,11 @@ impl FnSummary {
         // a function).
         let mut deallocated: BTreeSet<usize> = BTreeSet::new();
         let mut dropped: BTreeSet<usize> = BTreeSet::new();
+        // How each value was derived, for the releases of a field's pointer.
+        let releases = ir
+            .stmts()
+            .any(|(_, _, st)| matches!(st.op, Op::Release { .. }));
+        let released_from = releases.then(|| derivations(ir));
         for (_, _, stmt) in ir.stmts() {
             if let Op::Atomic {
                 value,
@@ -276,6 +281,16 @@ impl FnSummary {
                     value,
                     how: ReleaseKind::ScopeEnd | ReleaseKind::Drop,
                 } if replaced_field(ir, &points_to, *value) => continue,
+                // The pointer a field held, released, with the field assigned anew
+                // (`dealloc(self.ptr); self.ptr = fresh`): the caller's value holds
+                // memory still, only other memory.
+                Op::Release { value, .. }
+                    if released_from
+                        .as_ref()
+                        .is_some_and(|d| field_pointer_replaced(ir, &points_to, d, *value)) =>
+                {
+                    continue
+                }
                 Op::Release { value, how } => {
                     if matches!(how, ReleaseKind::Dealloc) {
                         deallocated.extend(params_of(*value));
@@ -409,6 +424,28 @@ fn replaced_field(ir: &FnIr, points_to: &PointsTo, v: ValueId) -> bool {
                 root.field.is_some() && matches!(root.origin, RootOrigin::Param(_))
             })
         })
+}
+
+/// Whether released value `v` was read, through copies and views, from a field of a
+/// parameter that this function assigns again.
+fn field_pointer_replaced(
+    ir: &FnIr,
+    points_to: &PointsTo,
+    derived: &Derivations,
+    v: ValueId,
+) -> bool {
+    let mut seen = BTreeSet::new();
+    let mut cur = v;
+    while seen.insert(cur) {
+        if replaced_field(ir, points_to, cur) {
+            return true;
+        }
+        match derived.get(&cur) {
+            Some((src, _)) => cur = *src,
+            None => return false,
+        }
+    }
+    false
 }
 
 /// What [`FnSummary::field_writes`] says of an atomic write of `v`, when `v` is one

@@ -11,7 +11,10 @@ crate::declare_lint! {
     /// into it (the owner is dropped when the callee returns), and a closure that
     /// takes owners by value (`strings.into_iter().map(..)`, `Option::map`) and
     /// returns pointers into them: each is dropped when the closure returns, so the
-    /// list of pointers collected from it dangles.
+    /// list of pointers collected from it dangles. A method that frees the block a
+    /// field of its receiver points to and stores a fresh block in that field
+    /// (`dealloc(self.ptr, ..); self.ptr = alloc(..)`) releases nothing of the
+    /// caller's value, which still holds memory, only other memory.
     ///
     /// Pointers into the storage of a local or a
     /// temporary are followed too: a raw pointer made from a borrow of one (`&tmp as
