@@ -39,7 +39,9 @@ crate::declare_lint! {
     /// outside the crate) counts as handed on, and so does memory a closure releases
     /// when it is called, memory stored in a struct that is stored whole
     /// (`list.push(Entry { packet, .. })`), and an address handed to a function as an
-    /// integer (`register(p as usize)`); an allocation whose null check sends the path away
+    /// integer (`register(p as usize)`) or as a reference its parameter's type says may
+    /// be kept for ever (`&'static T`: `pool.manage(Box::leak(block))`); an allocation
+    /// whose null check sends the path away
     /// (`if p.is_null() { return }`) is not held on that path. Two branches on one
     /// flag that is never reassigned take the same side, so
     /// `if need { alloc } .. if need { release }` is quiet. Owners with `Drop`

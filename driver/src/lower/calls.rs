@@ -173,6 +173,7 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                 self.wrapped(func, &lowered, dst, dest_ty);
             }
         }
+        self.kept_for_ever(b, func, &lowered, span);
         if let Some(v) = assigned {
             b.current[destination.local.as_usize()] = v;
         }
@@ -192,6 +193,46 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
                     b,
                     Op::Escape {
                         value: dst,
+                        how: EscapeKind::Stored,
+                    },
+                    span,
+                );
+            }
+        }
+    }
+
+    /// Memory handed to a parameter of type `&'static T` or `&'static mut T`
+    /// (`pool.manage(Box::leak(block))`): the callee may keep the reference for the
+    /// rest of the program, so the memory escapes there.
+    fn kept_for_ever(
+        &mut self,
+        b: &BodyCx<'tcx>,
+        func: &mir::Operand<'tcx>,
+        args: &[Arg<'tcx>],
+        span: Span,
+    ) {
+        let Some((def_id, _)) = func.const_fn_def() else {
+            return;
+        };
+        if !matches!(
+            self.tcx.def_kind(def_id),
+            rustc_hir::def::DefKind::Fn | rustc_hir::def::DefKind::AssocFn
+        ) {
+            return;
+        }
+        let sig = self.tcx.fn_sig(def_id).skip_binder().skip_binder();
+        for (param, arg) in sig.inputs().iter().zip(args) {
+            let ty::Ref(region, _, _) = param.kind() else {
+                continue;
+            };
+            if !region.is_static() {
+                continue;
+            }
+            if let Some(v) = arg.value.filter(|&v| self.value(v).kind.is_memory()) {
+                self.emit(
+                    b,
+                    Op::Escape {
+                        value: v,
                         how: EscapeKind::Stored,
                     },
                     span,
