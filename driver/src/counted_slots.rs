@@ -567,7 +567,7 @@ fn calls_generic_drop<'tcx>(tcx: TyCtxt<'tcx>, models: &Models, mir: &mir::Body<
 }
 
 /// The blocks reachable from `start` on paths that do not unwind.
-fn reachable_from(mir: &mir::Body<'_>, start: BasicBlock) -> FxHashSet<BasicBlock> {
+pub(crate) fn reachable_from(mir: &mir::Body<'_>, start: BasicBlock) -> FxHashSet<BasicBlock> {
     let mut seen: FxHashSet<BasicBlock> = FxHashSet::default();
     let mut work = vec![start];
     while let Some(bb) = work.pop() {

@@ -716,14 +716,7 @@ fn final_releases(tcx: TyCtxt<'_>, models: &Models, mir: &mir::Body<'_>) -> Vec<
             else {
                 return true;
             };
-            let mut seen: FxHashSet<BasicBlock> = FxHashSet::default();
-            let mut work = vec![next];
-            while let Some(bb) = work.pop() {
-                if !seen.insert(bb) || mir.basic_blocks[bb].is_cleanup {
-                    continue;
-                }
-                work.extend(mir.basic_blocks[bb].terminator().successors());
-            }
+            let seen = crate::counted_slots::reachable_from(mir, next);
             !uses
                 .iter()
                 .any(|(bb, field)| *field == r.field && seen.contains(bb))

@@ -201,6 +201,19 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         }
     }
 
+    /// The item a call of trait method `def_id` runs, where the body's types say which
+    /// impl that is.
+    fn impl_of_call(
+        &self,
+        def_id: rustc_hir::def_id::DefId,
+        generic_args: ty::GenericArgsRef<'tcx>,
+    ) -> Option<rustc_hir::def_id::DefId> {
+        Instance::try_resolve(self.tcx, self.env, def_id, generic_args)
+            .ok()
+            .flatten()
+            .map(|instance| instance.def_id())
+    }
+
     /// Memory handed to a parameter of type `&'static T` or `&'static mut T`
     /// (`pool.manage(Box::leak(block))`): the callee may keep the reference for the
     /// rest of the program, so the memory escapes there.
@@ -253,13 +266,9 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         if self.cx.models.of(tcx, def_id).map(|m| m.sem) == Some(Sem::SameStorage) {
             return true;
         }
-        let callee = if tcx.trait_of_assoc(def_id).is_some() {
-            Instance::try_resolve(tcx, self.env, def_id, generic_args)
-                .ok()
-                .flatten()
-                .map(|instance| instance.def_id())
-        } else {
-            Some(def_id)
+        let callee = match tcx.trait_of_assoc(def_id) {
+            Some(_) => self.impl_of_call(def_id, generic_args),
+            None => Some(def_id),
         };
         let Some(callee) = callee.filter(|c| c.is_local() && tcx.is_mir_available(*c)) else {
             return false;
@@ -285,15 +294,9 @@ impl<'tcx> FnLowerer<'_, 'tcx> {
         let Some((def_id, generic_args)) = func.const_fn_def() else {
             return Target::Unknown("a function pointer".into());
         };
-        let env = self.env;
-        let resolved = if tcx.trait_of_assoc(def_id).is_some() {
-            Instance::try_resolve(tcx, env, def_id, generic_args)
-                .ok()
-                .flatten()
-                .map(|instance| instance.def_id())
-        } else {
-            None
-        };
+        let resolved = tcx
+            .trait_of_assoc(def_id)
+            .and_then(|_| self.impl_of_call(def_id, generic_args));
         // A closure of this function, called through `Fn*::call*`.
         if let Some(callee) = resolved {
             if tcx.is_closure_like(callee) {
