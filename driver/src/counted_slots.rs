@@ -32,7 +32,7 @@ use tensor_lint_analyzer::models::Role;
 
 use crate::files::Files;
 use crate::models::Models;
-use crate::released_fields::{callees, fields_read, self_field};
+use crate::released_fields::{callees, fields_read, self_field, self_reborrows};
 
 /// The slots of the crate counted before they are written.
 pub(crate) fn counted_before_written(
@@ -222,24 +222,7 @@ fn handed_slots<'tcx>(
     counts: &FxHashSet<usize>,
 ) -> Vec<HandedSlot> {
     let self_local = Local::from_usize(1);
-    // Locals that are `self` again (`_3 = &mut (*_1)`).
-    let reborrows: FxHashSet<Local> = mir
-        .basic_blocks
-        .iter()
-        .flat_map(|data| &data.statements)
-        .filter_map(|stmt| match &stmt.kind {
-            StatementKind::Assign(assign) => match &assign.1 {
-                Rvalue::Ref(_, _, place)
-                    if place.local == self_local
-                        && place.projection.as_slice() == [mir::PlaceElem::Deref] =>
-                {
-                    assign.0.as_local()
-                }
-                _ => None,
-            },
-            _ => None,
-        })
-        .collect();
+    let reborrows = self_reborrows(mir);
     let mut out = Vec::new();
     for (bb, data) in mir.basic_blocks.iter_enumerated() {
         if data.is_cleanup {
@@ -418,14 +401,7 @@ fn keeps_own_count(
         return false;
     };
     // The blocks after the call that are reached before the call runs again.
-    let mut seen: FxHashSet<BasicBlock> = FxHashSet::default();
-    let mut work = vec![after_call];
-    while let Some(bb) = work.pop() {
-        if bb == call || !seen.insert(bb) || mir.basic_blocks[bb].is_cleanup {
-            continue;
-        }
-        work.extend(mir.basic_blocks[bb].terminator().successors());
-    }
+    let seen = crate::structs::blocks_reached(mir, after_call, |bb, _| bb == call);
     reset && stores.iter().any(|s| seen.contains(s))
 }
 
@@ -480,7 +456,7 @@ fn dropped_before_uncounted<'tcx>(
         let Some((span, next)) = drops_values_here(tcx, models, adt, data) else {
             continue;
         };
-        let after = reachable_from(mir, next);
+        let after = crate::structs::blocks_reached(mir, next, |_, _| false);
         let Some(&(_, field, count_at)) = updates.iter().find(|(u, f, _)| {
             after.contains(u)
                 && !updates
@@ -564,19 +540,6 @@ fn drops_in_place<'tcx>(tcx: TyCtxt<'tcx>, models: &Models, mir: &mir::Body<'tcx
 fn calls_generic_drop<'tcx>(tcx: TyCtxt<'tcx>, models: &Models, mir: &mir::Body<'tcx>) -> bool {
     crate::structs::direct_calls(mir)
         .any(|c| generic_drop_in_place(tcx, models, c.callee, c.generics))
-}
-
-/// The blocks reachable from `start` on paths that do not unwind.
-pub(crate) fn reachable_from(mir: &mir::Body<'_>, start: BasicBlock) -> FxHashSet<BasicBlock> {
-    let mut seen: FxHashSet<BasicBlock> = FxHashSet::default();
-    let mut work = vec![start];
-    while let Some(bb) = work.pop() {
-        if !seen.insert(bb) || mir.basic_blocks[bb].is_cleanup {
-            continue;
-        }
-        work.extend(mir.basic_blocks[bb].terminator().successors());
-    }
-    seen
 }
 
 /// Whether a call runs code the caller supplies: a trait's method on a type parameter

@@ -340,19 +340,7 @@ fn reached_unwritten(
             _ => false,
         })
     };
-    let mut seen: FxHashSet<BasicBlock> = FxHashSet::default();
-    let mut work = vec![mir::START_BLOCK];
-    while let Some(bb) = work.pop() {
-        let data = &mir.basic_blocks[bb];
-        if !seen.insert(bb) || data.is_cleanup || writes(data) {
-            continue;
-        }
-        if bb == target {
-            return true;
-        }
-        work.extend(data.terminator().successors());
-    }
-    false
+    crate::structs::blocks_reached(mir, mir::START_BLOCK, |_, data| writes(data)).contains(&target)
 }
 
 /// The functions `mir` calls.
@@ -433,20 +421,10 @@ impl FieldLocals {
                 .map(|(l, _)| l)
                 .collect(),
         };
-        // The locals that are `self` again (`_3 = &mut (*_1)`).
-        let self_local = mir::Local::from_usize(1);
-        let mut selves: FxHashSet<mir::Local> = FxHashSet::default();
+        // `self` given as a borrow, and the locals that are `self` again.
+        let mut selves = self_reborrows(mir);
         if by_ref {
-            selves.insert(self_local);
-        }
-        for stmt in mir.basic_blocks.iter().flat_map(|b| &b.statements) {
-            if let StatementKind::Assign(assign) = &stmt.kind {
-                if let (Some(dst), Rvalue::Ref(_, _, p)) = (assign.0.as_local(), &assign.1) {
-                    if p.local == self_local && p.projection.as_slice() == [mir::PlaceElem::Deref] {
-                        selves.insert(dst);
-                    }
-                }
-            }
+            selves.insert(mir::Local::from_usize(1));
         }
         loop {
             let before = held.values.len() + held.refs.len();
@@ -634,12 +612,13 @@ impl FieldLocals {
         let mut out = Vec::new();
         for call in crate::structs::direct_calls(mir).filter(|c| !c.cleanup) {
             let callee = call.callee;
-            if !crate::structs::releases_what_it_is_given(tcx, models, callee)
-                && !forwards_to_free(tcx, models, callee)
-            {
+            // The field first: whether the callee frees may mean reading its body.
+            let Some(field) = call.args.iter().find_map(|a| self.value_of(&a.node)) else {
                 continue;
-            }
-            if let Some(field) = call.args.iter().find_map(|a| self.value_of(&a.node)) {
+            };
+            if crate::structs::releases_what_it_is_given(tcx, models, callee)
+                || forwards_to_free(tcx, models, callee)
+            {
                 out.push(FieldRelease {
                     field,
                     callee,
@@ -650,6 +629,28 @@ impl FieldLocals {
         }
         out
     }
+}
+
+/// The locals that are `self` borrowed again (`_3 = &mut (*_1)`) of a method taking
+/// `&self` or `&mut self`.
+pub(crate) fn self_reborrows(mir: &mir::Body<'_>) -> FxHashSet<mir::Local> {
+    let self_local = mir::Local::from_usize(1);
+    mir.basic_blocks
+        .iter()
+        .flat_map(|data| &data.statements)
+        .filter_map(|stmt| match &stmt.kind {
+            StatementKind::Assign(assign) => match &assign.1 {
+                Rvalue::Ref(_, _, place)
+                    if place.local == self_local
+                        && place.projection.as_slice() == [mir::PlaceElem::Deref] =>
+                {
+                    assign.0.as_local()
+                }
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect()
 }
 
 /// Whether a type holds a raw pointer (`(*mut T, usize)`, `&mut (*mut T, usize)`).
@@ -716,7 +717,7 @@ fn final_releases(tcx: TyCtxt<'_>, models: &Models, mir: &mir::Body<'_>) -> Vec<
             else {
                 return true;
             };
-            let seen = crate::counted_slots::reachable_from(mir, next);
+            let seen = crate::structs::blocks_reached(mir, next, |_, _| false);
             !uses
                 .iter()
                 .any(|(bb, field)| *field == r.field && seen.contains(bb))

@@ -297,6 +297,25 @@ pub(crate) fn direct_calls<'a, 'tcx>(
         })
 }
 
+/// The blocks of `mir` reached from `start` on paths that do not unwind, entering no
+/// block `stop` says to stop at (`start` itself included).
+pub(crate) fn blocks_reached(
+    mir: &mir::Body<'_>,
+    start: mir::BasicBlock,
+    stop: impl Fn(mir::BasicBlock, &mir::BasicBlockData<'_>) -> bool,
+) -> rustc_data_structures::fx::FxHashSet<mir::BasicBlock> {
+    let mut seen = rustc_data_structures::fx::FxHashSet::default();
+    let mut work = vec![start];
+    while let Some(bb) = work.pop() {
+        let data = &mir.basic_blocks[bb];
+        if data.is_cleanup || stop(bb, data) || !seen.insert(bb) {
+            continue;
+        }
+        work.extend(data.terminator().successors());
+    }
+    seen
+}
+
 /// A function that may release what a pointer it is given points to: code outside
 /// Rust, or one that frees raw memory.
 pub(crate) fn releases_what_it_is_given(tcx: TyCtxt<'_>, models: &Models, callee: DefId) -> bool {
