@@ -323,8 +323,9 @@ impl FnSummary {
         // Memory a function frees is gone, not kept: freeing is the stronger effect.
         let frees = s.frees.clone();
         s.escapes.retain(|i| !frees.contains(i));
-        // How each value was derived, once a returned view needs it.
-        let mut derived: Option<Derivations> = None;
+        // How each value was derived: computed above where there are releases, or
+        // once a returned view needs it.
+        let mut derived: Option<Derivations> = released_from;
         if s.returns == ReturnSummary::Nothing {
             let main = ir.bodies.first();
             for block in main.into_iter().flat_map(|b| &b.blocks) {
@@ -345,8 +346,8 @@ impl FnSummary {
                         s.frees.remove(&i);
                         s.escapes.insert(i);
                     }
-                    derived = Some(derivations(ir));
-                    s.returns_whole = derived.as_ref().is_some_and(|d| derived_whole(ir, d, *v));
+                    let d = derived.get_or_insert_with(|| derivations(ir));
+                    s.returns_whole = derived_whole(ir, d, *v);
                     // A zero offset is the argument itself: `returns_whole` says that.
                     s.returns_offset = pointer_offset(ir, *v).filter(|o| o.as_const() != Some(0));
                     break;
